@@ -1,0 +1,1 @@
+"""xdsl-multi: tinygrad multi-device ops as xDSL dialects."""
