@@ -1,0 +1,370 @@
+"""Dialect `devidx`: the symbolic device index form (one SPMD program for every device).
+
+```mlir
+%dn = devidx.device_num : index
+%inv = devidx.invalid : tensor<8x4xf32>
+%st = devidx.stack %a, %b : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<2x4x4xf32>
+%ix = devidx.index %st[%dn] : tensor<2x4x4xf32> -> tensor<4x4xf32>
+%ft = devidx.fetch %x from %src : tensor<4x4xf32>
+devidx.send %y to 1 channel 7 : tensor<4x4xf32>
+%rv = devidx.recv from 0 channel 7 : tensor<4x4xf32>
+```
+
+tinygrad's migration plan: `_device_num` is `device_num`, `Invalid` is `invalid`,
+`STACK(...)[d]` is `index(stack(...), d)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, TensorType, i64
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import NoMemoryEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from xdsl_multi.dialects.syntax import (
+    expect_tensor,
+    parse_operand_list,
+    parse_type_list,
+    parse_unary_types,
+    print_attr_dict,
+    print_unary_types,
+    resolve_all,
+)
+
+
+@irdl_op_definition
+class DeviceNumOp(IRDLOperation):
+    """This device's number d in [0, N).
+
+    ```mlir
+    %dn = devidx.device_num : index
+    ```
+    tinygrad: the `_device_num` variable of the symbolic multi-device migration.
+    """
+
+    name = "devidx.device_num"
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self) -> None:
+        super().__init__(result_types=[IndexType()])
+
+
+@irdl_op_definition
+class InvalidOp(IRDLOperation):
+    """A tensor with no data: every lane is Invalid (read back as 0 once stored).
+
+    ```mlir
+    %inv = devidx.invalid : tensor<8x4xf32>
+    ```
+    tinygrad: `Invalid` (UOp `Ops.CONST` with arg `Invalid`).
+    """
+
+    name = "devidx.invalid"
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: Attribute):
+        super().__init__(result_types=[result_type])
+
+    def verify_(self) -> None:
+        expect_tensor(self.name, "result", self.result.type)
+
+
+@irdl_op_definition
+class StackOp(IRDLOperation):
+    """Stack equally typed tensors along a new leading axis.
+
+    ```mlir
+    %st = devidx.stack %a, %b : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<2x4x4xf32>
+    ```
+    tinygrad: `STACK(s0..sn)`, what MSTACK becomes before it is indexed by the device number.
+    """
+
+    name = "devidx.stack"
+    sources = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, sources: Sequence[SSAValue], result_type: Attribute | None = None):
+        if result_type is None:
+            first = sources[0].type
+            assert isinstance(first, TensorType)
+            result_type = TensorType(first.element_type, (len(sources), *first.get_shape()))
+        super().__init__(operands=[sources], result_types=[result_type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StackOp:
+        operands = parse_operand_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = parse_type_list(parser)
+        parser.parse_punctuation("->")
+        out_t = parser.parse_type()
+        op = cls(resolve_all(parser, operands, types), out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.sources, printer.print_operand)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_list((s.type for s in self.sources), printer.print_attribute)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if not self.sources:
+            raise VerifyException(f"{self.name}: needs at least one source")
+        first = expect_tensor(self.name, "source 0", self.sources[0].type)
+        for i, s in enumerate(self.sources):
+            t = expect_tensor(self.name, f"source {i}", s.type)
+            if t != first:
+                raise VerifyException(
+                    f"{self.name}: source {i} has type {t}, source 0 has {first}"
+                )
+        res = expect_tensor(self.name, "result", self.result.type)
+        want = TensorType(first.element_type, (len(self.sources), *first.get_shape()), first.encoding)
+        if res != want:
+            raise VerifyException(f"{self.name}: result must be {want}, found {res}")
+
+
+@irdl_op_definition
+class IndexOp(IRDLOperation):
+    """Entry `index` of the leading axis of a stacked tensor.
+
+    ```mlir
+    %ix = devidx.index %st[%dn] : tensor<2x4x4xf32> -> tensor<4x4xf32>
+    ```
+    tinygrad: `STACK(...)[_device_num]`; an index past the end gives Invalid.
+    """
+
+    name = "devidx.index"
+    source = operand_def(TensorType)
+    index = operand_def(IndexType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, index: SSAValue, result_type: Attribute | None = None):
+        if result_type is None:
+            t = source.type
+            assert isinstance(t, TensorType)
+            result_type = TensorType(t.element_type, t.get_shape()[1:], t.encoding)
+        super().__init__(operands=[source, index], result_types=[result_type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IndexOp:
+        src = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        idx = parser.parse_unresolved_operand()
+        parser.parse_punctuation("]")
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(
+            parser.resolve_operand(src, in_t), parser.resolve_operand(idx, IndexType()), out_t
+        )
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string("[")
+        printer.print_operand(self.index)
+        printer.print_string("]")
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def verify_(self) -> None:
+        src = expect_tensor(self.name, "source", self.source.type)
+        res = expect_tensor(self.name, "result", self.result.type)
+        if not src.get_shape():
+            raise VerifyException(f"{self.name}: source must have rank >= 1, found {src}")
+        want = TensorType(src.element_type, src.get_shape()[1:], src.encoding)
+        if res != want:
+            raise VerifyException(f"{self.name}: result must be {want}, found {res}")
+
+
+@irdl_op_definition
+class FetchOp(IRDLOperation):
+    """Every device receives device `src`'s instance of `value` (`src` may depend on d).
+
+    ```mlir
+    %ft = devidx.fetch %x from %src : tensor<4x4xf32>
+    ```
+    tinygrad: the COPY between devices of the symbolic migration; becomes send/recv once
+    devices are specialized.
+    """
+
+    name = "devidx.fetch"
+    value = operand_def(TensorType)
+    src = operand_def(IndexType)
+    result = result_def(TensorType)
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, value: SSAValue, src: SSAValue):
+        super().__init__(operands=[value, src], result_types=[value.type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FetchOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("from")
+        src = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(value, t), parser.resolve_operand(src, IndexType()))
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" from ")
+        printer.print_operand(self.src)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        t = expect_tensor(self.name, "value", self.value.type)
+        if self.result.type != t:
+            raise VerifyException(f"{self.name}: result type {self.result.type} differs from {t}")
+
+
+def _check_peer(op_name: str, what: str, peer: int, channel: int) -> None:
+    if peer < 0:
+        raise VerifyException(f"{op_name}: {what} device {peer} is negative")
+    if channel < 0:
+        raise VerifyException(f"{op_name}: channel {channel} is negative")
+
+
+@irdl_op_definition
+class SendOp(IRDLOperation):
+    """Send a value to device `dest` on `channel` (a specialized fetch, sender side).
+
+    ```mlir
+    devidx.send %y to 1 channel 7 : tensor<4x4xf32>
+    ```
+    tinygrad: the source half of a cross-device COPY.
+    """
+
+    name = "devidx.send"
+    value = operand_def(TensorType)
+    dest = prop_def(IntegerAttr[I64])
+    channel = prop_def(IntegerAttr[I64])
+
+    def __init__(self, value: SSAValue, dest: int, channel: int):
+        super().__init__(
+            operands=[value],
+            properties={"dest": IntegerAttr(dest, i64), "channel": IntegerAttr(channel, i64)},
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SendOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("to")
+        dest = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("channel")
+        channel = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(value, t), dest, channel)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(f" to {self.dest.value.data} channel {self.channel.value.data}")
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        expect_tensor(self.name, "value", self.value.type)
+        _check_peer(self.name, "destination", self.dest.value.data, self.channel.value.data)
+
+
+@irdl_op_definition
+class RecvOp(IRDLOperation):
+    """Receive a value sent by device `source` on `channel` (a specialized fetch, receiver side).
+
+    ```mlir
+    %rv = devidx.recv from 0 channel 7 : tensor<4x4xf32>
+    ```
+    tinygrad: the destination half of a cross-device COPY.
+    """
+
+    name = "devidx.recv"
+    source = prop_def(IntegerAttr[I64])
+    channel = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+
+    def __init__(self, source: int, channel: int, result_type: Attribute):
+        super().__init__(
+            result_types=[result_type],
+            properties={"source": IntegerAttr(source, i64), "channel": IntegerAttr(channel, i64)},
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RecvOp:
+        parser.parse_keyword("from")
+        source = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("channel")
+        channel = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(source, channel, t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(
+            f" from {self.source.value.data} channel {self.channel.value.data}"
+        )
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        expect_tensor(self.name, "result", self.result.type)
+        _check_peer(self.name, "source", self.source.value.data, self.channel.value.data)
+
+
+Devidx = Dialect(
+    "devidx",
+    [DeviceNumOp, InvalidOp, StackOp, IndexOp, FetchOp, SendOp, RecvOp],
+    [],
+)
+
+__all__ = [
+    "Devidx",
+    "DeviceNumOp",
+    "FetchOp",
+    "IndexOp",
+    "InvalidOp",
+    "RecvOp",
+    "SendOp",
+    "StackOp",
+]

@@ -1,0 +1,637 @@
+"""Dialect `multi`: tinygrad's multi-device graph ops and the two placement encodings.
+
+Placement lives in the tensor type's encoding (SPEC §1):
+
+```mlir
+tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>            // one buffer per device
+tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>> // MULTI: split along axis 0
+```
+
+A `#multi.on` type carries the shape of each device's buffer; a `#multi.shard` type carries the
+full logical shape. Shards of a logical axis of length L over N devices are ceil(L / N) rows
+each, the last ones possibly short or empty (see `shard_bounds`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I64,
+    ArrayAttr,
+    IntAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import NoMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+from xdsl_multi.dialects.syntax import (
+    encoding_of,
+    expect_tensor,
+    parse_operand_list,
+    parse_type_list,
+    parse_unary_types,
+    print_attr_dict,
+    print_unary_types,
+    resolve_all,
+)
+
+# --------------------------------------------------------------------------------------------
+# Shard arithmetic (SPEC §1)
+# --------------------------------------------------------------------------------------------
+
+
+def local_length(length: int, num_devices: int) -> int:
+    """Rows of every device's local buffer: s = ceil(L / N)."""
+    return -(-length // num_devices)
+
+
+def shard_bounds(length: int, num_devices: int, k: int) -> tuple[int, int]:
+    """Rows [lo, hi) of the logical axis owned by the device at position k of the encoding."""
+    s = local_length(length, num_devices)
+    return min(k * s, length), min((k + 1) * s, length)
+
+
+# --------------------------------------------------------------------------------------------
+# Encodings
+# --------------------------------------------------------------------------------------------
+
+
+def _parse_device_list(parser: AttrParser) -> ArrayAttr[StringAttr]:
+    pos = parser.pos
+    names = parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, lambda: parser.parse_str_literal("device name expected")
+    )
+    if not names:
+        parser.raise_error("a device list must name at least one device", pos, parser.pos)
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            parser.raise_error(f'device "{name}" appears twice in the list', pos, parser.pos)
+        seen.add(name)
+    return ArrayAttr(StringAttr(n) for n in names)
+
+
+def _print_device_list(printer: Printer, devices: ArrayAttr[StringAttr]) -> None:
+    printer.print_string("[")
+    printer.print_list(devices.data, lambda s: printer.print_string_literal(s.data))
+    printer.print_string("]")
+
+
+def _verify_device_list(attr_name: str, devices: ArrayAttr[StringAttr]) -> None:
+    names = [d.data for d in devices.data]
+    if not names:
+        raise VerifyException(f"{attr_name}: a device list must name at least one device")
+    if len(set(names)) != len(names):
+        raise VerifyException(f"{attr_name}: device names repeat in {names}")
+
+
+@irdl_attr_definition
+class OnAttr(ParametrizedAttribute):
+    """`#multi.on<["CPU:0", "CPU:1"]>`: one buffer per listed device (a tuple-device value).
+
+    tinygrad: a UOp whose device is a tuple of devices. One device is an ordinary tensor.
+    """
+
+    name = "multi.on"
+    devices: ArrayAttr[StringAttr]
+
+    def __init__(self, devices: Sequence[str] | ArrayAttr[StringAttr]):
+        if not isinstance(devices, ArrayAttr):
+            devices = ArrayAttr(StringAttr(d) for d in devices)
+        super().__init__(devices)
+
+    @property
+    def device_names(self) -> tuple[str, ...]:
+        return tuple(d.data for d in self.devices.data)
+
+    @property
+    def num_devices(self) -> int:
+        return len(self.devices.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (_parse_device_list(parser),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            _print_device_list(printer, self.devices)
+
+    def verify(self) -> None:
+        _verify_device_list("#multi.on", self.devices)
+
+
+@irdl_attr_definition
+class ShardAttr(ParametrizedAttribute):
+    """`#multi.shard<["CPU:0", "CPU:1"], axis = 0>`: the logical tensor split along `axis`.
+
+    tinygrad: MULTI(x, axis), a multi-device buffer with `axis` set.
+    """
+
+    name = "multi.shard"
+    devices: ArrayAttr[StringAttr]
+    axis: IntAttr
+
+    def __init__(self, devices: Sequence[str] | ArrayAttr[StringAttr], axis: int | IntAttr):
+        if not isinstance(devices, ArrayAttr):
+            devices = ArrayAttr(StringAttr(d) for d in devices)
+        super().__init__(devices, IntAttr(axis) if isinstance(axis, int) else axis)
+
+    @property
+    def device_names(self) -> tuple[str, ...]:
+        return tuple(d.data for d in self.devices.data)
+
+    @property
+    def num_devices(self) -> int:
+        return len(self.devices.data)
+
+    @property
+    def axis_index(self) -> int:
+        return self.axis.data
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            devices = _parse_device_list(parser)
+            parser.parse_punctuation(",")
+            parser.parse_keyword("axis")
+            parser.parse_punctuation("=")
+            pos = parser.pos
+            axis = parser.parse_shape_dimension(allow_dynamic=False)
+            if axis < 0:
+                parser.raise_error(f"shard axis must be >= 0, found {axis}", pos, parser.pos)
+        return (devices, IntAttr(axis))
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            _print_device_list(printer, self.devices)
+            printer.print_string(f", axis = {self.axis.data}")
+
+    def verify(self) -> None:
+        _verify_device_list("#multi.shard", self.devices)
+        if self.axis.data < 0:
+            raise VerifyException(f"#multi.shard: axis must be >= 0, found {self.axis.data}")
+
+
+Placement = OnAttr | ShardAttr
+
+
+def placement_of(t: Attribute) -> OnAttr | ShardAttr | None:
+    """The placement encoding of a tensor type, or None for an unplaced value."""
+    if isinstance(t, TensorType):
+        enc = encoding_of(t)
+        if isinstance(enc, OnAttr | ShardAttr):
+            return enc
+    return None
+
+
+def on_type(t: TensorType, devices: Sequence[str]) -> TensorType:
+    """`t`'s shape and element type placed on `devices`."""
+    return TensorType(t.element_type, t.get_shape(), OnAttr(devices))
+
+
+def shard_type(
+    element_type: Attribute, shape: Sequence[int], devices: Sequence[str], axis: int
+) -> TensorType:
+    return TensorType(element_type, shape, ShardAttr(devices, axis))
+
+
+def _expect_on(op_name: str, what: str, t: TensorType) -> OnAttr:
+    enc = placement_of(t)
+    if not isinstance(enc, OnAttr):
+        raise VerifyException(
+            f"{op_name}: {what} must be placed on a tuple of devices (#multi.on), found {t}"
+        )
+    return enc
+
+
+def _expect_placed(op_name: str, what: str, t: TensorType) -> OnAttr | ShardAttr:
+    enc = placement_of(t)
+    if enc is None:
+        raise VerifyException(
+            f"{op_name}: {what} must be placed (#multi.on or #multi.shard), found {t}"
+        )
+    return enc
+
+
+def _same_element_type(op_name: str, a: TensorType, b: TensorType) -> None:
+    if a.element_type != b.element_type:
+        raise VerifyException(
+            f"{op_name}: element types differ: source {a.element_type}, result {b.element_type}"
+        )
+
+
+class ReduceKind(Enum):
+    """The reductions of `multi.allreduce` and `tg.reduce`."""
+
+    ADD = "add"
+    MUL = "mul"
+    MAX = "max"
+
+
+def parse_reduce_kind(parser: Parser) -> StringAttr:
+    kinds = [k.value for k in ReduceKind]
+    return StringAttr(parser.parse_keyword_in(kinds, f" (one of {', '.join(kinds)})"))
+
+
+# --------------------------------------------------------------------------------------------
+# Ops
+# --------------------------------------------------------------------------------------------
+
+
+class _UnaryMultiOp(IRDLOperation):
+    """Shared shape of the multi ops with one tensor operand and one tensor result."""
+
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(NoMemoryEffect())
+
+    def _types(self) -> tuple[TensorType, TensorType]:
+        src = expect_tensor(self.name, "source", self.source.type)
+        res = expect_tensor(self.name, "result", self.result.type)
+        return src, res
+
+
+@irdl_op_definition
+class MultiOp(_UnaryMultiOp):
+    """MULTI: per-device buffers that together form a tensor split along `axis`.
+
+    ```mlir
+    %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+           -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+    ```
+    tinygrad: `UOp(Ops.MULTI, src=(x,), arg=axis)`.
+    """
+
+    name = "multi.multi"
+    axis = prop_def(IntegerAttr[I64])
+
+    def __init__(self, source: SSAValue, axis: int, result_type: Attribute):
+        super().__init__(
+            operands=[source],
+            result_types=[result_type],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MultiOp:
+        src = parser.parse_unresolved_operand()
+        parser.parse_keyword("axis")
+        axis = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(parser.resolve_operand(src, in_t), axis, out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(f" axis {self.axis.value.data}")
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        on = _expect_on(self.name, "source", src)
+        axis = self.axis.value.data
+        rank = len(src.get_shape())
+        if not 0 <= axis < rank:
+            raise VerifyException(f"{self.name}: axis {axis} is out of range for rank {rank}")
+        shard = placement_of(res)
+        if not isinstance(shard, ShardAttr):
+            raise VerifyException(f"{self.name}: result must be #multi.shard, found {res}")
+        if shard.device_names != on.device_names:
+            raise VerifyException(
+                f"{self.name}: result devices {list(shard.device_names)} differ from "
+                f"source devices {list(on.device_names)}"
+            )
+        if shard.axis_index != axis:
+            raise VerifyException(
+                f"{self.name}: result is sharded on axis {shard.axis_index}, op axis is {axis}"
+            )
+        _same_element_type(self.name, src, res)
+        local, logical = src.get_shape(), res.get_shape()
+        if len(local) != len(logical):
+            raise VerifyException(
+                f"{self.name}: result rank {len(logical)} differs from source rank {len(local)}"
+            )
+        for i, (s, big) in enumerate(zip(local, logical, strict=True)):
+            if i != axis and s != big:
+                raise VerifyException(
+                    f"{self.name}: dimension {i} is {big} in the result but {s} in the source"
+                )
+        n = on.num_devices
+        if local_length(logical[axis], n) != local[axis]:
+            raise VerifyException(
+                f"{self.name}: local length {local[axis]} on axis {axis} does not fit logical "
+                f"length {logical[axis]} over {n} devices (expected ceil({logical[axis]}/{n}) = "
+                f"{local_length(logical[axis], n)})"
+            )
+
+
+@irdl_op_definition
+class MselectOp(_UnaryMultiOp):
+    """MSELECT: device `index`'s buffer out of a multi-device buffer.
+
+    ```mlir
+    %s = multi.mselect %x[1] : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+           -> tensor<4x4xf32, #multi.on<["CPU:1"]>>
+    ```
+    tinygrad: `UOp(Ops.MSELECT, src=(x,), arg=index)`.
+    """
+
+    name = "multi.mselect"
+    index = prop_def(IntegerAttr[I64])
+
+    def __init__(self, source: SSAValue, index: int, result_type: Attribute):
+        super().__init__(
+            operands=[source],
+            result_types=[result_type],
+            properties={"index": IntegerAttr(index, i64)},
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MselectOp:
+        src = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        index = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation("]")
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(parser.resolve_operand(src, in_t), index, out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(f"[{self.index.value.data}]")
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        on = _expect_on(self.name, "source", src)
+        index = self.index.value.data
+        if not 0 <= index < on.num_devices:
+            raise VerifyException(
+                f"{self.name}: index {index} is out of range for {on.num_devices} devices"
+            )
+        want = on.device_names[index]
+        res_on = placement_of(res)
+        if not isinstance(res_on, OnAttr) or res_on.device_names != (want,):
+            raise VerifyException(
+                f'{self.name}: result must be placed on exactly device "{want}" '
+                f'(#multi.on<["{want}"]>), found {res}'
+            )
+        _same_element_type(self.name, src, res)
+        if src.get_shape() != res.get_shape():
+            raise VerifyException(
+                f"{self.name}: result shape {list(res.get_shape())} differs from "
+                f"source shape {list(src.get_shape())}"
+            )
+
+
+@irdl_op_definition
+class MstackOp(IRDLOperation):
+    """MSTACK: a multi-device buffer built from single-device buffers.
+
+    ```mlir
+    %t = multi.mstack %a, %b : tensor<4x4xf32, #multi.on<["CPU:0"]>>,
+           tensor<4x4xf32, #multi.on<["CPU:1"]>> -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+    ```
+    tinygrad: `UOp(Ops.MSTACK, src=(a, b))`.
+    """
+
+    name = "multi.mstack"
+    sources = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, sources: Sequence[SSAValue], result_type: Attribute):
+        super().__init__(operands=[sources], result_types=[result_type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MstackOp:
+        operands = parse_operand_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = parse_type_list(parser)
+        parser.parse_punctuation("->")
+        out_t = parser.parse_type()
+        op = cls(resolve_all(parser, operands, types), out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.sources, printer.print_operand)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_list((s.type for s in self.sources), printer.print_attribute)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if not self.sources:
+            raise VerifyException(f"{self.name}: needs at least one source")
+        res = expect_tensor(self.name, "result", self.result.type)
+        devices: list[str] = []
+        first = expect_tensor(self.name, "source 0", self.sources[0].type)
+        for i, s in enumerate(self.sources):
+            t = expect_tensor(self.name, f"source {i}", s.type)
+            on = placement_of(t)
+            if not isinstance(on, OnAttr) or on.num_devices != 1:
+                raise VerifyException(
+                    f"{self.name}: source {i} must be placed on a single device, found {t}"
+                )
+            if on.device_names[0] in devices:
+                raise VerifyException(
+                    f'{self.name}: device "{on.device_names[0]}" appears in more than one source'
+                )
+            devices.append(on.device_names[0])
+            if t.get_shape() != first.get_shape() or t.element_type != first.element_type:
+                raise VerifyException(
+                    f"{self.name}: source {i} has shape {list(t.get_shape())} and element type "
+                    f"{t.element_type}; source 0 has {list(first.get_shape())} and "
+                    f"{first.element_type}"
+                )
+        res_on = placement_of(res)
+        if not isinstance(res_on, OnAttr) or list(res_on.device_names) != devices:
+            raise VerifyException(
+                f"{self.name}: result must be placed on the sources' devices in order "
+                f"{devices}, found {res}"
+            )
+        _same_element_type(self.name, first, res)
+        if res.get_shape() != first.get_shape():
+            raise VerifyException(
+                f"{self.name}: result shape {list(res.get_shape())} differs from "
+                f"source shape {list(first.get_shape())}"
+            )
+
+
+class CopyKind(Enum):
+    """What a `multi.copy` does, decided by its two encodings (SPEC §2)."""
+
+    TO_ONE = "to-one"  # transfer or gather: the logical value on one device
+    BROADCAST = "broadcast"  # the logical value on every destination device (all-gather)
+    PERMUTE = "permute"  # many-device on -> on with as many devices: buffer i to device i
+    SCATTER = "scatter"  # each destination device gets its slice of the logical value
+    KEEP_SLICE = "keep-slice"  # on -> shard on the same list: each device slices its own buffer
+
+
+def copy_kind(src: TensorType, dst: TensorType) -> CopyKind:
+    """Classify a copy between two placed tensor types (their encodings must be placements)."""
+    s, d = placement_of(src), placement_of(dst)
+    assert s is not None and d is not None
+    if isinstance(d, ShardAttr):
+        if isinstance(s, OnAttr) and s.num_devices > 1 and s.device_names == d.device_names:
+            return CopyKind.KEEP_SLICE
+        return CopyKind.SCATTER
+    if d.num_devices == 1:
+        return CopyKind.TO_ONE
+    if isinstance(s, OnAttr) and s.num_devices > 1 and s.num_devices == d.num_devices:
+        return CopyKind.PERMUTE
+    return CopyKind.BROADCAST
+
+
+@irdl_op_definition
+class CopyOp(_UnaryMultiOp):
+    """COPY: move a value between placements; the two encodings decide the transfer.
+
+    ```mlir
+    %c = multi.copy %x : tensor<8x4xf32, #multi.on<["CPU:0"]>>
+           -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+    ```
+    The source's logical value is a shard value's full tensor, a one-device value's buffer, or
+    a many-device `#multi.on` value's first buffer. tinygrad: `UOp(Ops.COPY, src=(x, device))`.
+    """
+
+    name = "multi.copy"
+
+    def __init__(self, source: SSAValue, result_type: Attribute):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    @property
+    def kind(self) -> CopyKind:
+        src, res = self._types()
+        return copy_kind(src, res)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CopyOp:
+        src = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(parser.resolve_operand(src, in_t), out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        _expect_placed(self.name, "source", src)
+        dst = _expect_placed(self.name, "result", res)
+        _same_element_type(self.name, src, res)
+        if isinstance(dst, ShardAttr) and not dst.axis_index < len(res.get_shape()):
+            raise VerifyException(
+                f"{self.name}: result shard axis {dst.axis_index} is out of range for rank "
+                f"{len(res.get_shape())}"
+            )
+        if src.get_shape() != res.get_shape():
+            raise VerifyException(
+                f"{self.name}: the source's logical shape {list(src.get_shape())} differs from "
+                f"the result's {list(res.get_shape())} ({copy_kind(src, res).value} copy)"
+            )
+
+
+@irdl_op_definition
+class AllreduceOp(_UnaryMultiOp):
+    """ALLREDUCE: every result device gets the elementwise reduction of all source buffers.
+
+    ```mlir
+    %r = multi.allreduce add %x : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+           -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+    ```
+    tinygrad: `UOp(Ops.ALLREDUCE, src=(x, device), arg=Ops.ADD)`.
+    """
+
+    name = "multi.allreduce"
+    kind = prop_def(StringAttr)
+
+    KINDS: ClassVar[tuple[str, ...]] = tuple(k.value for k in ReduceKind)
+
+    def __init__(self, kind: str | StringAttr, source: SSAValue, result_type: Attribute):
+        super().__init__(
+            operands=[source],
+            result_types=[result_type],
+            properties={"kind": StringAttr(kind) if isinstance(kind, str) else kind},
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllreduceOp:
+        kind = parse_reduce_kind(parser)
+        src = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(kind, parser.resolve_operand(src, in_t), out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.source)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if self.kind.data not in self.KINDS:
+            raise VerifyException(
+                f"{self.name}: reduction '{self.kind.data}' is not one of {', '.join(self.KINDS)}"
+            )
+        src, res = self._types()
+        _expect_on(self.name, "source", src)
+        _expect_on(self.name, "result", res)
+        _same_element_type(self.name, src, res)
+        if src.get_shape() != res.get_shape():
+            raise VerifyException(
+                f"{self.name}: result shape {list(res.get_shape())} differs from "
+                f"source shape {list(src.get_shape())}"
+            )
+
+
+Multi = Dialect(
+    "multi",
+    [MultiOp, MselectOp, MstackOp, CopyOp, AllreduceOp],
+    [OnAttr, ShardAttr],
+)

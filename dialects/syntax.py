@@ -1,0 +1,110 @@
+"""Parsing and printing helpers shared by the custom syntax of `multi`, `tg` and `devidx`.
+
+Every op of these dialects reads ``<keyword-ish header> : <types>`` and most of them
+``operands : T_in -> T_out``; the helpers below keep those forms in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    NoneAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+ELEMENT_TYPES_TEXT = "f32, f64, f16, bf16, i1, i8, i16, i32, i64"
+
+
+def is_supported_element_type(t: Attribute) -> bool:
+    """The element types of SPEC §1."""
+    if isinstance(t, Float16Type | Float32Type | Float64Type | BFloat16Type):
+        return True
+    return isinstance(t, IntegerType) and t.width.data in (1, 8, 16, 32, 64)
+
+
+def expect_tensor(op_name: str, what: str, t: Attribute) -> TensorType:
+    """Return `t` as a static-shaped tensor type or raise a verifier error naming it."""
+    if not isinstance(t, TensorType):
+        raise VerifyException(f"{op_name}: {what} must be a tensor, found {t}")
+    if any(d < 0 for d in t.get_shape()):
+        raise VerifyException(f"{op_name}: {what} must have a static shape, found {t}")
+    if not is_supported_element_type(t.element_type):
+        raise VerifyException(
+            f"{op_name}: {what} has element type {t.element_type}; "
+            f"expected one of {ELEMENT_TYPES_TEXT}"
+        )
+    return t
+
+
+def encoding_of(t: TensorType) -> Attribute | None:
+    """The tensor's encoding, or None when it has none."""
+    return None if isinstance(t.encoding, NoneAttr) else t.encoding
+
+
+def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
+    """Parse ``%a, %b, ...`` (at least one)."""
+    operands = [parser.parse_unresolved_operand()]
+    while parser.parse_optional_punctuation(",") is not None:
+        operands.append(parser.parse_unresolved_operand())
+    return operands
+
+
+def parse_type_list(parser: Parser) -> list[Attribute]:
+    """Parse ``T1, T2, ...`` (at least one)."""
+    types = [parser.parse_type()]
+    while parser.parse_optional_punctuation(",") is not None:
+        types.append(parser.parse_type())
+    return types
+
+
+def resolve_all(
+    parser: Parser, operands: Sequence[UnresolvedOperand], types: Sequence[Attribute]
+) -> list[SSAValue]:
+    """Resolve operands against their written types, with a located error on a count mismatch."""
+    if len(operands) != len(types):
+        parser.raise_error(f"expected {len(operands)} operand types, found {len(types)}")
+    return [parser.resolve_operand(o, t) for o, t in zip(operands, types, strict=True)]
+
+
+def parse_unary_types(parser: Parser) -> tuple[Attribute, Attribute]:
+    """Parse ``: T_in -> T_out``, or ``: T`` meaning both are T."""
+    parser.parse_punctuation(":")
+    in_type = parser.parse_type()
+    if parser.parse_optional_punctuation("->") is None:
+        return in_type, in_type
+    return in_type, parser.parse_type()
+
+
+def parse_int_list(parser: Parser) -> list[int]:
+    """Parse ``[1, 0, 2]`` (possibly empty)."""
+    return parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+    )
+
+
+def print_int_list(printer: Printer, values: Sequence[int]) -> None:
+    printer.print_string("[" + ", ".join(str(v) for v in values) + "]")
+
+
+def print_unary_types(printer: Printer, in_type: Attribute, out_type: Attribute) -> None:
+    """Print ``: T_in -> T_out``, or ``: T`` when both are the same."""
+    printer.print_string(" : ")
+    printer.print_attribute(in_type)
+    if out_type != in_type:
+        printer.print_string(" -> ")
+        printer.print_attribute(out_type)
+
+
+def print_attr_dict(printer: Printer, attributes: dict[str, Attribute]) -> None:
+    if attributes:
+        printer.print_op_attributes(attributes)

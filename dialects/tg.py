@@ -1,0 +1,1048 @@
+"""Dialect `tg`: tinygrad's movement, reduce and elementwise-helper ops on tensors.
+
+Operands may be unplaced, placed on devices (`#multi.on`, each device's buffer is transformed
+independently) or sharded (`#multi.shard`); for sharded operands the verifier checks tinygrad's
+rules for the result's encoding (SPEC §3), implemented in `sharded_result_rule`-style helpers
+below, one per op.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I64,
+    DenseArrayBase,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import NoMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+from xdsl_multi.dialects.multi import (
+    OnAttr,
+    ReduceKind,
+    ShardAttr,
+    parse_reduce_kind,
+    placement_of,
+    shard_bounds,
+)
+from xdsl_multi.dialects.syntax import (
+    encoding_of,
+    expect_tensor,
+    parse_int_list,
+    parse_unary_types,
+    print_attr_dict,
+    print_int_list,
+    print_unary_types,
+)
+
+DYNAMIC = -(2**63)
+"""Marks a pad/shrink bound given by an SSA `index` operand instead of a static integer."""
+
+Bound = int | SSAValue
+
+
+# --------------------------------------------------------------------------------------------
+# Shared checks
+# --------------------------------------------------------------------------------------------
+
+
+def _same_element_type(op_name: str, a: TensorType, b: TensorType) -> None:
+    if a.element_type != b.element_type:
+        raise VerifyException(
+            f"{op_name}: element types differ: operand {a.element_type}, result {b.element_type}"
+        )
+
+
+def _check_result_encoding(op_name: str, src: TensorType, res: TensorType, want: Attribute | None):
+    got = encoding_of(res)
+    if got != want:
+        raise VerifyException(
+            f"{op_name}: result encoding must be {want if want is not None else 'none'} "
+            f"for operand {src}, found {got if got is not None else 'none'}"
+        )
+
+
+def _check_same_encoding(op_name: str, src: TensorType, res: TensorType) -> None:
+    """Unplaced and `#multi.on` operands keep their encoding through every tg op."""
+    _check_result_encoding(op_name, src, res, encoding_of(src))
+
+
+def _check_axes(op_name: str, axes: Sequence[int], rank: int, what: str = "axis") -> None:
+    for a in axes:
+        if not 0 <= a < rank:
+            raise VerifyException(f"{op_name}: {what} {a} is out of range for rank {rank}")
+    if len(set(axes)) != len(axes):
+        raise VerifyException(f"{op_name}: {what}s {list(axes)} repeat")
+
+
+class _UnaryTgOp(IRDLOperation):
+    source = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(NoMemoryEffect())
+
+    def _types(self) -> tuple[TensorType, TensorType]:
+        src = expect_tensor(self.name, "operand", self.source.type)
+        res = expect_tensor(self.name, "result", self.result.type)
+        _same_element_type(self.name, src, res)
+        return src, res
+
+
+# --------------------------------------------------------------------------------------------
+# Movement ops
+# --------------------------------------------------------------------------------------------
+
+
+def reshape_shard_axis(old: Sequence[int], new: Sequence[int], axis: int) -> int | None:
+    """The new shard axis a': the last axis with prod(new[:a']) == prod(old[:a]), or None."""
+    before = math.prod(old[:axis])
+    found = None
+    for a2 in range(len(new)):
+        if math.prod(new[:a2]) == before:
+            found = a2
+    return found
+
+
+@irdl_op_definition
+class ReshapeOp(_UnaryTgOp):
+    """RESHAPE: the same elements with a new shape.
+
+    ```mlir
+    %a = tg.reshape %x : tensor<8x4xf32> -> tensor<32xf32>
+    ```
+    tinygrad: `x.reshape(shape)`; on a sharded value the shard boundary must survive.
+    """
+
+    name = "tg.reshape"
+
+    def __init__(self, source: SSAValue, result_type: Attribute):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReshapeOp:
+        src = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(parser.resolve_operand(src, in_t), out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        old, new = src.get_shape(), res.get_shape()
+        if math.prod(old) != math.prod(new):
+            raise VerifyException(
+                f"{self.name}: cannot reshape {list(old)} ({math.prod(old)} elements) to "
+                f"{list(new)} ({math.prod(new)} elements)"
+            )
+        shard = placement_of(src)
+        if not isinstance(shard, ShardAttr):
+            _check_same_encoding(self.name, src, res)
+            return
+        a, n = shard.axis_index, shard.num_devices
+        a2 = reshape_shard_axis(old, new, a)
+        if a2 is None:
+            raise VerifyException(
+                f"{self.name}: reshape {list(old)} -> {list(new)} moves the shard boundary of "
+                f"axis {a}: no new axis starts after {math.prod(old[:a])} elements"
+            )
+        allowed = new[a2] == old[a]
+        if not allowed and old[a] % n == 0 and new[a2] % n == 0:
+            local = list(old)
+            local[a] = old[a] // n
+            allowed = math.prod(local[a:]) % math.prod(new[a2 + 1 :]) == 0
+        if not allowed:
+            raise VerifyException(
+                f"{self.name}: reshape {list(old)} -> {list(new)} of a value sharded on axis {a} "
+                f"over {n} devices would move elements between devices"
+            )
+        _check_result_encoding(self.name, src, res, ShardAttr(shard.devices, a2))
+
+
+@irdl_op_definition
+class PermuteOp(_UnaryTgOp):
+    """PERMUTE: reorder axes; result axis i is operand axis order[i].
+
+    ```mlir
+    %b = tg.permute %x [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>
+    ```
+    tinygrad: `x.permute(order)`; the shard axis moves with its data.
+    """
+
+    name = "tg.permute"
+    order = prop_def(DenseArrayBase[I64])
+
+    def __init__(self, source: SSAValue, order: Sequence[int], result_type: Attribute):
+        super().__init__(
+            operands=[source],
+            result_types=[result_type],
+            properties={"order": DenseArrayBase.from_list(i64, order)},
+        )
+
+    @property
+    def order_list(self) -> tuple[int, ...]:
+        return self.order.get_values()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PermuteOp:
+        src = parser.parse_unresolved_operand()
+        order = parse_int_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(parser.resolve_operand(src, in_t), order, out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(" ")
+        print_int_list(printer, self.order_list)
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        order, shape = self.order_list, src.get_shape()
+        if sorted(order) != list(range(len(shape))):
+            raise VerifyException(
+                f"{self.name}: order {list(order)} is not a permutation of the "
+                f"{len(shape)} axes"
+            )
+        want = [shape[i] for i in order]
+        if list(res.get_shape()) != want:
+            raise VerifyException(
+                f"{self.name}: result shape must be {want}, found {list(res.get_shape())}"
+            )
+        shard = placement_of(src)
+        if isinstance(shard, ShardAttr):
+            new_axis = list(order).index(shard.axis_index)
+            _check_result_encoding(self.name, src, res, ShardAttr(shard.devices, new_axis))
+        else:
+            _check_same_encoding(self.name, src, res)
+
+
+@irdl_op_definition
+class ExpandOp(_UnaryTgOp):
+    """EXPAND: broadcast size-1 axes to a larger size (same rank).
+
+    ```mlir
+    %c = tg.expand %y : tensor<1x4xf32> -> tensor<8x4xf32>
+    ```
+    tinygrad: `x.expand(shape)`; the shard axis may not be expanded.
+    """
+
+    name = "tg.expand"
+
+    def __init__(self, source: SSAValue, result_type: Attribute):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ExpandOp:
+        src = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(parser.resolve_operand(src, in_t), out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        old, new = src.get_shape(), res.get_shape()
+        if len(old) != len(new):
+            raise VerifyException(
+                f"{self.name}: expand keeps the rank: operand {list(old)}, result {list(new)}"
+            )
+        for i, (o, n) in enumerate(zip(old, new, strict=True)):
+            if o != n and o != 1:
+                raise VerifyException(
+                    f"{self.name}: axis {i} of size {o} cannot expand to {n} (only size 1 expands)"
+                )
+        shard = placement_of(src)
+        if isinstance(shard, ShardAttr):
+            a = shard.axis_index
+            if old[a] != new[a]:
+                raise VerifyException(
+                    f"{self.name}: cannot expand the shard axis {a} from {old[a]} to {new[a]}"
+                )
+        _check_same_encoding(self.name, src, res)
+
+
+class _BoundsOp(_UnaryTgOp):
+    """Shared storage of per-axis [lo, hi] bounds: static integers or SSA `index` values.
+
+    `static_bounds` holds lo0, hi0, lo1, hi1, ... with DYNAMIC where the bound is the next
+    operand of `dyn_bounds`.
+    """
+
+    source = operand_def(TensorType)
+    dyn_bounds = var_operand_def(IndexType)
+    result = result_def(TensorType)
+    static_bounds = prop_def(DenseArrayBase[I64])
+
+    @staticmethod
+    def _split_bounds(bounds: Sequence[tuple[Bound, Bound]]) -> tuple[list[int], list[SSAValue]]:
+        static: list[int] = []
+        dynamic: list[SSAValue] = []
+        for pair in bounds:
+            for b in pair:
+                if isinstance(b, int):
+                    static.append(b)
+                else:
+                    static.append(DYNAMIC)
+                    dynamic.append(b)
+        return static, dynamic
+
+    @property
+    def bounds(self) -> list[tuple[Bound, Bound]]:
+        """Per axis (lo, hi), each an int or the SSA value that gives it."""
+        dyn = iter(self.dyn_bounds)
+        flat: list[Bound] = [next(dyn) if v == DYNAMIC else v for v in self.static_bounds.get_values()]
+        return [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+
+    @staticmethod
+    def _parse_bounds(parser: Parser) -> list[tuple[int | UnresolvedOperand, int | UnresolvedOperand]]:
+        def parse_bound() -> int | UnresolvedOperand:
+            operand = parser.parse_optional_unresolved_operand()
+            if operand is not None:
+                return operand
+            return parser.parse_integer(allow_boolean=False, context_msg=" or SSA value as bound")
+
+        def parse_pair() -> tuple[int | UnresolvedOperand, int | UnresolvedOperand]:
+            pos = parser.pos
+            pair = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parse_bound)
+            if len(pair) != 2:
+                parser.raise_error(
+                    f"a bound is a pair [lo, hi], found {len(pair)} values", pos, parser.pos
+                )
+            return pair[0], pair[1]
+
+        return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parse_pair)
+
+    @staticmethod
+    def _resolve_bounds(
+        parser: Parser, raw: Sequence[tuple[int | UnresolvedOperand, int | UnresolvedOperand]]
+    ) -> list[tuple[Bound, Bound]]:
+        def res(b: int | UnresolvedOperand) -> Bound:
+            return b if isinstance(b, int) else parser.resolve_operand(b, IndexType())
+
+        return [(res(lo), res(hi)) for lo, hi in raw]
+
+    def _print_bounds(self, printer: Printer) -> None:
+        printer.print_string(" [")
+        for i, (lo, hi) in enumerate(self.bounds):
+            if i:
+                printer.print_string(", ")
+            printer.print_string("[")
+            if isinstance(lo, int):
+                printer.print_string(str(lo))
+            else:
+                printer.print_operand(lo)
+            printer.print_string(", ")
+            if isinstance(hi, int):
+                printer.print_string(str(hi))
+            else:
+                printer.print_operand(hi)
+            printer.print_string("]")
+        printer.print_string("]")
+
+    def _check_bounds_rank(self, rank: int) -> list[tuple[Bound, Bound]]:
+        static = self.static_bounds.get_values()
+        n_dyn = sum(1 for v in static if v == DYNAMIC)
+        if len(static) != 2 * rank:
+            raise VerifyException(
+                f"{self.name}: expected {rank} [lo, hi] bounds for rank {rank}, "
+                f"found {len(static) // 2}"
+            )
+        if n_dyn != len(self.dyn_bounds):
+            raise VerifyException(
+                f"{self.name}: {n_dyn} dynamic bounds but {len(self.dyn_bounds)} index operands"
+            )
+        return self.bounds
+
+
+def _pad_value_text(value: Attribute) -> str:
+    if isinstance(value, FloatAttr):
+        text = repr(float(value.value.data))
+        if "e" in text and "." not in text:
+            text = text.replace("e", ".0e")
+        return text
+    if isinstance(value, IntegerAttr):
+        v = value.value.data
+        if isinstance(value.type, IntegerType) and value.type.width.data == 1:
+            return "true" if v else "false"
+        return str(v)
+    return str(value)
+
+
+@irdl_op_definition
+class PadOp(_BoundsOp):
+    """PAD: grow each axis by [lo, hi] rows filled with `value`, or with Invalid.
+
+    ```mlir
+    %d = tg.pad %x [[1, 2], [0, 0]] value 0.0 : tensor<8x4xf32> -> tensor<11x4xf32>
+    %e = tg.pad %x [[%lo, %hi], [0, 0]] invalid : tensor<4x4xf32> -> tensor<8x4xf32>
+    ```
+    tinygrad: `x.pad(((1, 2), (0, 0)), value=0.0)`; MULTI's migration pads with Invalid.
+    """
+
+    name = "tg.pad"
+    value = opt_prop_def(Attribute)
+    invalid = opt_prop_def(UnitAttr)
+
+    def __init__(
+        self,
+        source: SSAValue,
+        bounds: Sequence[tuple[Bound, Bound]],
+        result_type: Attribute,
+        value: Attribute | None = None,
+    ):
+        """`value` None pads with Invalid; otherwise a FloatAttr/IntegerAttr fill."""
+        static, dynamic = self._split_bounds(bounds)
+        props: dict[str, Attribute] = {"static_bounds": DenseArrayBase.from_list(i64, static)}
+        if value is None:
+            props["invalid"] = UnitAttr()
+        else:
+            props["value"] = value
+        super().__init__(operands=[source, dynamic], result_types=[result_type], properties=props)
+
+    @property
+    def is_invalid(self) -> bool:
+        return self.invalid is not None
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PadOp:
+        src = parser.parse_unresolved_operand()
+        raw = cls._parse_bounds(parser)
+        fill: int | float | bool | None = None
+        if parser.parse_optional_keyword("invalid") is None:
+            parser.parse_keyword("value", " or 'invalid'")
+            if (b := parser.parse_optional_boolean()) is not None:
+                fill = b
+            else:
+                fill = parser.parse_number()
+        fill_pos = parser.pos
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        if not isinstance(in_t, TensorType):
+            parser.raise_error(f"tg.pad: operand must be a tensor, found {in_t}")
+        value: Attribute | None = None
+        if fill is not None:
+            value = pad_value_attr(fill, in_t.element_type)
+            if value is None:
+                parser.raise_error(
+                    f"tg.pad: fill value {fill!r} does not fit element type {in_t.element_type}",
+                    fill_pos,
+                )
+        bounds = cls._resolve_bounds(parser, raw)
+        op = cls(parser.resolve_operand(src, in_t), bounds, out_t, value)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        self._print_bounds(printer)
+        if self.value is None:
+            printer.print_string(" invalid")
+        else:
+            printer.print_string(f" value {_pad_value_text(self.value)}")
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        if (self.value is None) == (self.invalid is None):
+            raise VerifyException(f"{self.name}: needs exactly one of a fill value or 'invalid'")
+        if self.value is not None and (
+            not isinstance(self.value, FloatAttr | IntegerAttr)
+            or self.value.type != src.element_type
+        ):
+            raise VerifyException(
+                f"{self.name}: fill value {self.value} does not match element type "
+                f"{src.element_type}"
+            )
+        old, new = src.get_shape(), res.get_shape()
+        bounds = self._check_bounds_rank(len(old))
+        if len(new) != len(old):
+            raise VerifyException(f"{self.name}: pad keeps the rank: {list(old)} -> {list(new)}")
+        for i, (lo, hi) in enumerate(bounds):
+            for b in (lo, hi):
+                if isinstance(b, int) and b < 0:
+                    raise VerifyException(f"{self.name}: axis {i} has negative padding {b}")
+            if isinstance(lo, int) and isinstance(hi, int) and old[i] + lo + hi != new[i]:
+                raise VerifyException(
+                    f"{self.name}: axis {i}: {old[i]} + {lo} + {hi} = {old[i] + lo + hi}, "
+                    f"but the result has {new[i]}"
+                )
+            if new[i] < old[i]:
+                raise VerifyException(
+                    f"{self.name}: axis {i} shrinks from {old[i]} to {new[i]}"
+                )
+        shard = placement_of(src)
+        if isinstance(shard, ShardAttr):
+            a = shard.axis_index
+            lo, hi = bounds[a]
+            if not (isinstance(lo, int) and isinstance(hi, int)):
+                raise VerifyException(
+                    f"{self.name}: bounds on the shard axis {a} must be static"
+                )
+            if (lo, hi) != (0, 0):
+                raise VerifyException(
+                    f"{self.name}: cannot pad the shard axis {a} (padding [{lo}, {hi}])"
+                )
+        _check_same_encoding(self.name, src, res)
+
+
+def pad_value_attr(fill: int | float | bool, element_type: Attribute) -> Attribute | None:
+    """The fill attribute of `tg.pad ... value V` for an element type, or None if V does not fit."""
+    if isinstance(element_type, IntegerType):
+        if isinstance(fill, float) and not fill.is_integer():
+            return None
+        v = int(fill)
+        width = element_type.width.data
+        if width == 1:
+            return IntegerAttr(v, element_type) if v in (0, 1) else None
+        if not -(2 ** (width - 1)) <= v < 2**width:
+            return None
+        return IntegerAttr(v, element_type)
+    if isinstance(fill, bool):
+        return None
+    return FloatAttr(float(fill), element_type)  # type: ignore[arg-type]
+
+
+@irdl_op_definition
+class ShrinkOp(_BoundsOp):
+    """SHRINK: keep rows [lo, hi) of each axis.
+
+    ```mlir
+    %f = tg.shrink %x [[0, 4], [1, 3]] : tensor<8x4xf32> -> tensor<4x2xf32>
+    ```
+    tinygrad: `x.shrink(((0, 4), (1, 3)))`. On the shard axis it keeps the whole axis or selects
+    exactly one shard (the result is then the shard's data on every device).
+    """
+
+    name = "tg.shrink"
+
+    def __init__(
+        self, source: SSAValue, bounds: Sequence[tuple[Bound, Bound]], result_type: Attribute
+    ):
+        static, dynamic = self._split_bounds(bounds)
+        super().__init__(
+            operands=[source, dynamic],
+            result_types=[result_type],
+            properties={"static_bounds": DenseArrayBase.from_list(i64, static)},
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShrinkOp:
+        src = parser.parse_unresolved_operand()
+        raw = cls._parse_bounds(parser)
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        bounds = cls._resolve_bounds(parser, raw)
+        op = cls(parser.resolve_operand(src, in_t), bounds, out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        self._print_bounds(printer)
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def selected_shard(self) -> int | None:
+        """For a sharded operand whose shard axis is cut to exactly one shard: that shard's
+        position; None when the axis is kept whole or the operand is not sharded."""
+        src = self.source.type
+        shard = placement_of(src)
+        if not isinstance(shard, ShardAttr) or not isinstance(src, TensorType):
+            return None
+        a = shard.axis_index
+        lo, hi = self.bounds[a]
+        length = src.get_shape()[a]
+        if (lo, hi) == (0, length):
+            return None
+        for k in range(shard.num_devices):
+            if shard_bounds(length, shard.num_devices, k) == (lo, hi) and hi > lo:
+                return k
+        return None
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        old, new = src.get_shape(), res.get_shape()
+        bounds = self._check_bounds_rank(len(old))
+        if len(new) != len(old):
+            raise VerifyException(
+                f"{self.name}: shrink keeps the rank: {list(old)} -> {list(new)}"
+            )
+        for i, (lo, hi) in enumerate(bounds):
+            if isinstance(lo, int) and not 0 <= lo <= old[i]:
+                raise VerifyException(
+                    f"{self.name}: axis {i}: lower bound {lo} is outside [0, {old[i]}]"
+                )
+            if isinstance(hi, int) and not 0 <= hi <= old[i]:
+                raise VerifyException(
+                    f"{self.name}: axis {i}: upper bound {hi} is outside [0, {old[i]}]"
+                )
+            if isinstance(lo, int) and isinstance(hi, int):
+                if hi < lo:
+                    raise VerifyException(f"{self.name}: axis {i}: bounds [{lo}, {hi}] are reversed")
+                if hi - lo != new[i]:
+                    raise VerifyException(
+                        f"{self.name}: axis {i}: [{lo}, {hi}] keeps {hi - lo} rows, "
+                        f"but the result has {new[i]}"
+                    )
+            elif new[i] > old[i]:
+                raise VerifyException(f"{self.name}: axis {i} grows from {old[i]} to {new[i]}")
+        shard = placement_of(src)
+        if not isinstance(shard, ShardAttr):
+            _check_same_encoding(self.name, src, res)
+            return
+        a, n = shard.axis_index, shard.num_devices
+        lo, hi = bounds[a]
+        if not (isinstance(lo, int) and isinstance(hi, int)):
+            raise VerifyException(f"{self.name}: bounds on the shard axis {a} must be static")
+        if (lo, hi) == (0, old[a]):
+            _check_same_encoding(self.name, src, res)
+            return
+        owned = [shard_bounds(old[a], n, k) for k in range(n)]
+        if (lo, hi) not in [b for b in owned if b[1] > b[0]]:
+            raise VerifyException(
+                f"{self.name}: shrink [{lo}, {hi}] on the shard axis {a} must keep the whole "
+                f"axis [0, {old[a]}] or exactly one non-empty shard of {owned}"
+            )
+        _check_result_encoding(self.name, src, res, OnAttr(shard.devices))
+
+
+@irdl_op_definition
+class FlipOp(_UnaryTgOp):
+    """FLIP: reverse the listed axes.
+
+    ```mlir
+    %g = tg.flip %x [0] : tensor<8x4xf32>
+    ```
+    tinygrad: `x.flip(axis)`; flipping the shard axis is an error.
+    """
+
+    name = "tg.flip"
+    axes = prop_def(DenseArrayBase[I64])
+
+    def __init__(
+        self, source: SSAValue, axes: Sequence[int], result_type: Attribute | None = None
+    ):
+        super().__init__(
+            operands=[source],
+            result_types=[source.type if result_type is None else result_type],
+            properties={"axes": DenseArrayBase.from_list(i64, axes)},
+        )
+
+    @property
+    def axes_list(self) -> tuple[int, ...]:
+        return self.axes.get_values()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FlipOp:
+        src = parser.parse_unresolved_operand()
+        axes = parse_int_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(parser.resolve_operand(src, in_t), axes, out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(" ")
+        print_int_list(printer, self.axes_list)
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        if src != res:
+            raise VerifyException(f"{self.name}: result type {res} differs from operand type {src}")
+        _check_axes(self.name, self.axes_list, len(src.get_shape()))
+        shard = placement_of(src)
+        if isinstance(shard, ShardAttr) and shard.axis_index in self.axes_list:
+            raise VerifyException(f"{self.name}: cannot flip the shard axis {shard.axis_index}")
+
+
+# --------------------------------------------------------------------------------------------
+# Reduce, materialization, elementwise helpers
+# --------------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ReduceOp(_UnaryTgOp):
+    """REDUCE_AXIS: reduce the listed axes with add, mul or max, keeping them as size 1.
+
+    ```mlir
+    %h = tg.reduce add %x [1] : tensor<8x4xf32> -> tensor<8x1xf32>
+    ```
+    tinygrad: `x.r(Ops.ADD, axis)`; over the shard axis it is a local reduce plus an allreduce
+    and the result is on every device (`#multi.on`).
+    """
+
+    name = "tg.reduce"
+    kind = prop_def(StringAttr)
+    axes = prop_def(DenseArrayBase[I64])
+
+    KINDS: ClassVar[tuple[str, ...]] = tuple(k.value for k in ReduceKind)
+
+    def __init__(
+        self, kind: str | StringAttr, source: SSAValue, axes: Sequence[int], result_type: Attribute
+    ):
+        super().__init__(
+            operands=[source],
+            result_types=[result_type],
+            properties={
+                "kind": StringAttr(kind) if isinstance(kind, str) else kind,
+                "axes": DenseArrayBase.from_list(i64, axes),
+            },
+        )
+
+    @property
+    def axes_list(self) -> tuple[int, ...]:
+        return self.axes.get_values()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReduceOp:
+        kind = parse_reduce_kind(parser)
+        src = parser.parse_unresolved_operand()
+        axes = parse_int_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(kind, parser.resolve_operand(src, in_t), axes, out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.source)
+        printer.print_string(" ")
+        print_int_list(printer, self.axes_list)
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def verify_(self) -> None:
+        if self.kind.data not in self.KINDS:
+            raise VerifyException(
+                f"{self.name}: reduction '{self.kind.data}' is not one of {', '.join(self.KINDS)}"
+            )
+        src, res = self._types()
+        shape = src.get_shape()
+        _check_axes(self.name, self.axes_list, len(shape))
+        want = [1 if i in self.axes_list else d for i, d in enumerate(shape)]
+        if list(res.get_shape()) != want:
+            raise VerifyException(
+                f"{self.name}: result shape must be {want} (reduced axes kept as 1), "
+                f"found {list(res.get_shape())}"
+            )
+        shard = placement_of(src)
+        if isinstance(shard, ShardAttr) and shard.axis_index in self.axes_list:
+            _check_result_encoding(self.name, src, res, OnAttr(shard.devices))
+        else:
+            _check_same_encoding(self.name, src, res)
+
+
+@irdl_op_definition
+class ContiguousOp(_UnaryTgOp):
+    """CONTIGUOUS: a materialization point (the value is stored; Invalid is stored as 0).
+
+    ```mlir
+    %i = tg.contiguous %x : tensor<8x4xf32>
+    ```
+    tinygrad: `x.contiguous()`.
+    """
+
+    name = "tg.contiguous"
+
+    def __init__(self, source: SSAValue, result_type: Attribute | None = None):
+        super().__init__(
+            operands=[source], result_types=[source.type if result_type is None else result_type]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ContiguousOp:
+        src = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(parser.resolve_operand(src, in_t), out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        print_attr_dict(printer, self.attributes)
+        print_unary_types(printer, self.source.type, self.result.type)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        if src != res:
+            raise VerifyException(f"{self.name}: result type {res} differs from operand type {src}")
+
+
+class CmpPredicate:
+    """The predicates of `tg.cmp` (signed for integers, ordered for floats except ne)."""
+
+    ALL: ClassVar[tuple[str, ...]] = ("lt", "le", "gt", "ge", "eq", "ne")
+
+
+@irdl_op_definition
+class CmpOp(IRDLOperation):
+    """CMPLT/CMPNE/...: elementwise comparison giving i1 with the operands' shape and encoding.
+
+    ```mlir
+    %j = tg.cmp lt %x, %x : tensor<8x4xf32> -> tensor<8x4xi1>
+    ```
+    tinygrad: `x < y` (Ops.CMPLT), `x != y` (Ops.CMPNE), `x == y` (Ops.CMPEQ).
+    """
+
+    name = "tg.cmp"
+    predicate = prop_def(StringAttr)
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(
+        self,
+        predicate: str | StringAttr,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        result_type: Attribute | None = None,
+    ):
+        res = result_type
+        if res is None:
+            t = lhs.type
+            assert isinstance(t, TensorType)
+            res = TensorType(IntegerType(1), t.get_shape(), t.encoding)
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[res],
+            properties={
+                "predicate": StringAttr(predicate) if isinstance(predicate, str) else predicate
+            },
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CmpOp:
+        pred = parser.parse_keyword_in(CmpPredicate.ALL, f" (one of {', '.join(CmpPredicate.ALL)})")
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        if not isinstance(in_t, TensorType):
+            parser.raise_error(f"tg.cmp: operands must be tensors, found {in_t}")
+        op = cls(pred, parser.resolve_operand(lhs, in_t), parser.resolve_operand(rhs, in_t), out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.predicate.data} ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.lhs.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if self.predicate.data not in CmpPredicate.ALL:
+            raise VerifyException(
+                f"{self.name}: predicate '{self.predicate.data}' is not one of "
+                f"{', '.join(CmpPredicate.ALL)}"
+            )
+        lhs = expect_tensor(self.name, "lhs", self.lhs.type)
+        rhs = expect_tensor(self.name, "rhs", self.rhs.type)
+        res = expect_tensor(self.name, "result", self.result.type)
+        if lhs != rhs:
+            raise VerifyException(f"{self.name}: operand types differ: {lhs} and {rhs}")
+        want = TensorType(IntegerType(1), lhs.get_shape(), lhs.encoding)
+        if res != want:
+            raise VerifyException(f"{self.name}: result must be {want}, found {res}")
+
+
+@irdl_op_definition
+class WhereOp(IRDLOperation):
+    """WHERE: elementwise select by an i1 condition of the same shape and encoding.
+
+    ```mlir
+    %k = tg.where %j, %x, %x : tensor<8x4xi1>, tensor<8x4xf32>
+    ```
+    tinygrad: `cond.where(x, y)` (Ops.WHERE).
+    """
+
+    name = "tg.where"
+    cond = operand_def(TensorType)
+    true_value = operand_def(TensorType)
+    false_value = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, cond: SSAValue, true_value: SSAValue, false_value: SSAValue):
+        super().__init__(
+            operands=[cond, true_value, false_value], result_types=[true_value.type]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WhereOp:
+        c = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        t = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        f = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        c_t = parser.parse_type()
+        parser.parse_punctuation(",")
+        v_t = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(c, c_t),
+            parser.resolve_operand(t, v_t),
+            parser.resolve_operand(f, v_t),
+        )
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list((self.cond, self.true_value, self.false_value), printer.print_operand)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.cond.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        c = expect_tensor(self.name, "condition", self.cond.type)
+        t = expect_tensor(self.name, "true value", self.true_value.type)
+        f = expect_tensor(self.name, "false value", self.false_value.type)
+        res = expect_tensor(self.name, "result", self.result.type)
+        if t != f or res != t:
+            raise VerifyException(
+                f"{self.name}: values and result must share one type, found {t}, {f} -> {res}"
+            )
+        want = TensorType(IntegerType(1), t.get_shape(), t.encoding)
+        if c != want:
+            raise VerifyException(f"{self.name}: condition must be {want}, found {c}")
+
+
+@irdl_op_definition
+class CastOp(_UnaryTgOp):
+    """CAST: convert the element type like C (float to int truncates, nonzero to i1 is 1).
+
+    ```mlir
+    %l = tg.cast %x : tensor<8x4xf32> -> tensor<8x4xi32>
+    ```
+    tinygrad: `x.cast(dtype)`.
+    """
+
+    name = "tg.cast"
+
+    def __init__(self, source: SSAValue, result_type: Attribute):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CastOp:
+        src = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        in_t, out_t = parse_unary_types(parser)
+        op = cls(parser.resolve_operand(src, in_t), out_t)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        src = expect_tensor(self.name, "operand", self.source.type)
+        res = expect_tensor(self.name, "result", self.result.type)
+        if src.get_shape() != res.get_shape() or src.encoding != res.encoding:
+            raise VerifyException(
+                f"{self.name}: shape and encoding must be kept: {src} -> {res}"
+            )
+
+
+TG = Dialect(
+    "tg",
+    [
+        ReshapeOp,
+        PermuteOp,
+        ExpandOp,
+        PadOp,
+        ShrinkOp,
+        FlipOp,
+        ReduceOp,
+        ContiguousOp,
+        CmpOp,
+        WhereOp,
+        CastOp,
+    ],
+    [],
+)
+
+__all__ = [
+    "DYNAMIC",
+    "TG",
+    "CastOp",
+    "CmpOp",
+    "ContiguousOp",
+    "ExpandOp",
+    "FlipOp",
+    "PadOp",
+    "PermuteOp",
+    "ReduceOp",
+    "ReshapeOp",
+    "ShrinkOp",
+    "WhereOp",
+    "pad_value_attr",
+    "reshape_shard_axis",
+]
