@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
-
 from xdsl_multi.dialects import make_context
 
 PROGRAMS = Path(__file__).resolve().parents[1] / "bench" / "programs"
@@ -173,9 +172,7 @@ SCALED = [
             f32(rng.uniform(-0.35, 0.35, size=(8, 16))),
             f32(rng.uniform(-0.25, 0.25, size=(16, 8))),
         ],
-        lambda ins: [
-            replicated(f32(relu(ins[0][0].astype(np.float64) @ ins[1]) @ ins[2]), 2)
-        ],
+        lambda ins: [replicated(f32(relu(ins[0][0].astype(np.float64) @ ins[1]) @ ins[2]), 2)],
     ),
     Scaled(
         "w5_megatron_mlp_local",

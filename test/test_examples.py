@@ -21,7 +21,6 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
-
 from xdsl_multi.dialects import make_context
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -286,7 +285,9 @@ def tool_command(script: str, module: str) -> list[str]:
 
 
 def run_tool(cmd: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_SECONDS)
+    return subprocess.run(
+        cmd, check=False, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_SECONDS
+    )
 
 
 @pytest.mark.parametrize("name", EXAMPLE_FILES)

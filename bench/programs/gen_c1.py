@@ -57,12 +57,14 @@ def c1_program(size: int = 256, iters: int = 50, devices: int = 2) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description="Generate BENCH C1 (compile time).")
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--devices", type=int, default=2)
     ap.add_argument(
-        "-o", "--output", default=str(Path(__file__).with_name("c1_chain.mlir")),
+        "-o",
+        "--output",
+        default=str(Path(__file__).with_name("c1_chain.mlir")),
         help="output file, or - for stdout (default: c1_chain.mlir next to this script)",
     )
     args = ap.parse_args(argv)
