@@ -1,0 +1,234 @@
+"""Building blocks of the SPMD form (docs/spmd-form.md): index arithmetic on the device number,
+Invalid masks, the local/global views of a shard, and fetches.
+
+`SpmdBuilder` appends ops at one insertion point and caches index constants, so a lowering can
+read as the math it implements (`b.rem(b.add(b.d, b.idx(t)), b.idx(n))`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xdsl_multi.dialects import devidx, tg
+from xdsl_multi.dialects.multi import local_length
+
+Index = int | SSAValue
+
+
+def plain(t: TensorType, shape: Sequence[int] | None = None) -> TensorType:
+    """`t` without its encoding (optionally with another shape)."""
+    return TensorType(t.element_type, t.get_shape() if shape is None else shape)
+
+
+def is_float(t: Attribute) -> bool:
+    return not isinstance(t, IntegerType | IndexType)
+
+
+def is_bool(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+def splat(t: TensorType, value: float | int) -> DenseIntOrFPElementsAttr:
+    """A splat dense attribute of type `t` (floats for float element types, ints otherwise)."""
+    v: float | int = float(value) if is_float(t.element_type) else int(value)
+    return DenseIntOrFPElementsAttr.from_list(t, [v])  # type: ignore[arg-type]
+
+
+def combine_op(kind: str, t: TensorType) -> type[Operation]:
+    """The elementwise op that combines two values for a reduction kind add, mul or max."""
+    elt = t.element_type
+    if is_bool(elt):
+        return {"add": arith.OrIOp, "mul": arith.AndIOp, "max": arith.OrIOp}[kind]
+    if is_float(elt):
+        return {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaximumfOp}[kind]
+    return {"add": arith.AddiOp, "mul": arith.MuliOp, "max": arith.MaxSIOp}[kind]
+
+
+@dataclass
+class ShardGeometry:
+    """How a logical axis of length `length` is split over `n` devices (SPEC §1)."""
+
+    axis: int
+    length: int
+    n: int
+
+    @property
+    def s(self) -> int:
+        return local_length(self.length, self.n)
+
+
+@dataclass
+class SpmdBuilder:
+    """Appends SPMD ops before `anchor` (or at the end of a block through `insert_point`)."""
+
+    insert_point: InsertPoint
+    num_devices: int
+    d: SSAValue
+    _consts: dict[int, SSAValue] = field(default_factory=dict[int, SSAValue])
+
+    def emit(self, op: Operation) -> Operation:
+        Rewriter.insert_op(op, self.insert_point)
+        return op
+
+    def value(self, op: Operation) -> SSAValue:
+        return self.emit(op).results[0]
+
+    # ---- index arithmetic ---------------------------------------------------------------------
+
+    def idx(self, v: Index) -> SSAValue:
+        if isinstance(v, SSAValue):
+            return v
+        if v not in self._consts:
+            self._consts[v] = self.value(arith.ConstantOp(IntegerAttr(v, IndexType())))
+        return self._consts[v]
+
+    def add(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if b == 0:
+            return a
+        if a == 0:
+            return b
+        return self.value(arith.AddiOp(self.idx(a), self.idx(b)))
+
+    def mul(self, a: Index, b: int) -> Index:
+        if isinstance(a, int):
+            return a * b
+        if b == 1:
+            return a
+        return self.value(arith.MuliOp(a, self.idx(b)))
+
+    def sub(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        if b == 0:
+            return a
+        return self.value(arith.SubiOp(self.idx(a), self.idx(b)))
+
+    def rem(self, a: Index, n: int) -> Index:
+        if isinstance(a, int):
+            return a % n
+        if n == 1:
+            return 0
+        return self.value(arith.RemSIOp(a, self.idx(n)))
+
+    def minimum(self, a: Index, b: int) -> Index:
+        if isinstance(a, int):
+            return min(a, b)
+        return self.value(arith.MinSIOp(a, self.idx(b)))
+
+    def eq(self, a: Index, b: int) -> SSAValue:
+        return self.value(arith.CmpiOp(self.idx(a), self.idx(b), "eq"))
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.value(arith.SelectOp(cond, a, b))
+
+    def shift(self, t: int) -> Index:
+        """(d + t) mod N for any integer t (kept non-negative before the remainder)."""
+        return self.rem(self.add(self.d, t % self.num_devices), self.num_devices)
+
+    def lookup(self, table: Sequence[int], default: int) -> Index:
+        """table[d] for d < len(table), else `default`, as a chain of selects on d."""
+        if list(table) == list(range(self.num_devices)):
+            return self.d
+        acc = self.idx(default)
+        for dev, v in enumerate(table):
+            if v != default:
+                acc = self.select(self.eq(self.d, dev), self.idx(v), acc)
+        return acc
+
+    def member(self, numbers: Sequence[int]) -> SSAValue | None:
+        """An i1 that is true on the listed device numbers (None: every device is listed)."""
+        if sorted(numbers) == list(range(self.num_devices)):
+            return None
+        table = [0] * self.num_devices
+        for num in numbers:
+            table[num] = 1
+        return self.eq(self.lookup(table, 0), 1)
+
+    # ---- tensors --------------------------------------------------------------------------------
+
+    def invalid(self, t: TensorType) -> SSAValue:
+        return self.value(devidx.InvalidOp(plain(t)))
+
+    def constant(self, t: TensorType, v: float | int) -> SSAValue:
+        return self.value(arith.ConstantOp(splat(plain(t), v)))
+
+    def mask(self, cond: SSAValue | None, x: SSAValue) -> SSAValue:
+        """x where `cond`, Invalid elsewhere (cond None: x everywhere)."""
+        if cond is None:
+            return x
+        t = x.type
+        assert isinstance(t, TensorType)
+        return self.select(cond, x, self.invalid(t))
+
+    def pad_axis(
+        self, x: SSAValue, axis: int, lo: Index, hi: Index, new_len: int, fill: Attribute | None
+    ) -> SSAValue:
+        """Pad axis `axis` by [lo, hi] (fill None: Invalid) to `new_len` rows."""
+        t = x.type
+        assert isinstance(t, TensorType)
+        if lo == 0 and hi == 0:
+            return x
+        shape = list(t.get_shape())
+        bounds: list[tuple[tg.Bound, tg.Bound]] = [(0, 0)] * len(shape)
+        bounds[axis] = (lo, hi)
+        shape[axis] = new_len
+        return self.value(tg.PadOp(x, bounds, plain(t, shape), fill))
+
+    def shrink_axis(self, x: SSAValue, axis: int, lo: Index, size: int) -> SSAValue:
+        """Rows [lo, lo + size) of axis `axis` (lo may be an SSA index)."""
+        t = x.type
+        assert isinstance(t, TensorType)
+        shape = list(t.get_shape())
+        if lo == 0 and size == shape[axis]:
+            return x
+        bounds: list[tuple[tg.Bound, tg.Bound]] = [(0, d) for d in shape]
+        bounds[axis] = (lo, self.add(lo, size))
+        shape[axis] = size
+        return self.value(tg.ShrinkOp(x, bounds, plain(t, shape)))
+
+    def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
+        t = x.type
+        assert isinstance(t, TensorType)
+        if tuple(shape) == t.get_shape():
+            return x
+        return self.value(tg.ReshapeOp(x, plain(t, shape)))
+
+    def fetch(self, x: SSAValue, src: Index) -> SSAValue:
+        return self.value(devidx.FetchOp(x, self.idx(src)))
+
+    def combine(self, kind: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        t = a.type
+        assert isinstance(t, TensorType)
+        return self.value(combine_op(kind, t)(a, b))
+
+    # ---- shard views (docs/spmd-form.md) -----------------------------------------------------
+
+    def local(self, x: SSAValue, g: ShardGeometry, k: Index) -> SSAValue:
+        """The s-row local buffer of position k out of the logical-shape value x."""
+        padded = self.pad_axis(x, g.axis, 0, g.n * g.s - g.length, g.n * g.s, None)
+        return self.shrink_axis(padded, g.axis, self.mul(k, g.s), g.s)
+
+    def global_(self, b: SSAValue, g: ShardGeometry, k: Index) -> SSAValue:
+        """The logical-shape value holding local buffer b at position k, Invalid elsewhere."""
+        lo = self.mul(k, g.s)
+        hi = self.mul(self.sub(g.n - 1, k), g.s)
+        padded = self.pad_axis(b, g.axis, lo, hi, g.n * g.s, None)
+        return self.shrink_axis(padded, g.axis, 0, g.length)
+
+    def clean(self, x: SSAValue, g: ShardGeometry, k: Index) -> SSAValue:
+        """x with every lane outside position k's share made Invalid."""
+        return self.global_(self.local(x, g, k), g, k)
