@@ -1,0 +1,77 @@
+"""The one list of this project's dialects and passes, resolved lazily.
+
+Each entry maps a name to `"module:attribute"`. Nothing is imported until a factory is called,
+so `xdsl-opt` and `multi-opt` start without loading our dialects or passes.
+
+Adding a pass is one line in `_PASSES`:
+
+    "devidx-simplify": "xdsl_multi.transforms.devidx_simplify:DevidxSimplify",
+
+Entries whose module does not exist yet are left out (`importlib.util.find_spec`), so the table
+can name planned work; test/test_registry.py checks that every entry whose module exists
+resolves to the right kind of object with the name used here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xdsl.ir import Dialect
+    from xdsl.passes import ModulePass
+
+_DIALECTS: dict[str, str] = {
+    "multi": "xdsl_multi.dialects.multi:Multi",
+    "tg": "xdsl_multi.dialects.tg:TG",
+    "devidx": "xdsl_multi.dialects.devidx:Devidx",
+}
+
+_PASSES: dict[str, str] = {
+    "multi-to-devidx": "xdsl_multi.transforms.multi_to_devidx:MultiToDevidx",
+    "devidx-simplify": "xdsl_multi.transforms.devidx_simplify:DevidxSimplify",
+    "specialize-devices": "xdsl_multi.transforms.specialize_devices:SpecializeDevices",
+    "form-kernels": "xdsl_multi.transforms.form_kernels:FormKernels",
+    "convert-to-llvm": "xdsl_multi.lowering.convert_to_llvm:ConvertToLLVM",
+    "multi-to-llvm": "xdsl_multi.lowering.multi_to_llvm:MultiToLLVM",
+}
+
+
+def resolve(target: str) -> Any:
+    """Import `"module:attribute"` and return the attribute."""
+    module_name, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def _module_exists(target: str) -> bool:
+    module_name = target.partition(":")[0]
+    try:
+        return importlib.util.find_spec(module_name) is not None
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
+
+
+def _factories(table: Mapping[str, str]) -> dict[str, Callable[[], Any]]:
+    # `target=target` binds the current value; a bare closure would see the last one.
+    return {
+        name: (lambda target=target: resolve(target))
+        for name, target in table.items()
+        if _module_exists(target)
+    }
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    """Dialect name -> factory, for every dialect whose module exists."""
+    return _factories(_DIALECTS)
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Pass name -> factory returning the pass class, for every pass whose module exists."""
+    return _factories(_PASSES)
+
+
+def registered_entries() -> dict[str, dict[str, str]]:
+    """The raw tables (including entries whose module is not written yet), for tests and docs."""
+    return {"dialects": dict(_DIALECTS), "passes": dict(_PASSES)}
