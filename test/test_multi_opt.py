@@ -1,0 +1,178 @@
+"""multi-opt's handling of failing passes: exit codes and messages (docs/decisions.md).
+
+The lit tests in test/lit/tools/ cover what can be triggered from the command line; the
+passes here fail on purpose, so they are registered in-process on a MultiOptMain subclass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.utils.exceptions import PassFailedException
+from xdsl_multi.tools.multi_opt import MultiOptMain, run_multi_opt
+
+
+class _DivideByZeroOnAddf(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.AddfOp, rewriter: PatternRewriter) -> None:
+        raise ZeroDivisionError("division by zero")
+
+
+@dataclass(frozen=True)
+class CrashPass(ModulePass):
+    """A pass with a bug: a Python exception escapes a rewrite pattern."""
+
+    name = "test-crash"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        PatternRewriteWalker(_DivideByZeroOnAddf()).rewrite_module(op)
+
+
+@dataclass(frozen=True)
+class RejectAddfPass(ModulePass):
+    """A pass that rejects its input the documented way, naming the op."""
+
+    name = "test-reject"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for inner in op.walk():
+            if isinstance(inner, arith.AddfOp):
+                message = "addf is not supported"
+                inner.emit_error(message, PassFailedException(message))
+
+
+@dataclass(frozen=True)
+class RejectWithoutOpPass(ModulePass):
+    name = "test-reject-module"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        raise PassFailedException("nothing to do here")
+
+
+@dataclass(frozen=True)
+class BreakIRPass(ModulePass):
+    """A pass with a bug: it leaves IR that does not verify (an f64 operand of an f32 addf)."""
+
+    name = "test-break-ir"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for inner in op.walk():
+            if isinstance(inner, arith.AddfOp):
+                f64_arg = next(a for a in inner.parent_block().args if a.type == builtin.f64)  # type: ignore[union-attr]
+                inner.operands[1] = f64_arg
+
+
+class _TestMain(MultiOptMain):
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        for pass_class in (CrashPass, RejectAddfPass, RejectWithoutOpPass, BreakIRPass):
+            self.register_pass(pass_class.name, lambda c=pass_class: c)
+
+
+PROGRAM = """\
+func.func @f(%a: f32, %b: f64) -> f32 {
+  %0 = arith.addf %a, %a : f32
+  func.return %0 : f32
+}
+"""
+
+
+@pytest.fixture
+def program(tmp_path: Path) -> Path:
+    path = tmp_path / "prog.mlir"
+    path.write_text(PROGRAM)
+    return path
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = run_multi_opt(list(args), main_class=_TestMain)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_exception_in_pass_is_internal_error_at_op(capsys, program: Path) -> None:
+    code, out, err = _run(capsys, str(program), "-p", "test-crash")
+    assert code == 2
+    assert out == ""
+    first = err.splitlines()[0]
+    assert first == (
+        f"{program}:2:3: error: internal error in pass 'test-crash': "
+        "ZeroDivisionError: division by zero"
+    )
+    assert "Traceback" not in err
+    assert "--show-traceback" in err
+
+
+def test_show_traceback(capsys, program: Path) -> None:
+    code, _, err = _run(capsys, str(program), "-p", "test-crash", "--show-traceback")
+    assert code == 2
+    assert "Traceback (most recent call last)" in err
+    assert "ZeroDivisionError" in err
+
+
+def test_pass_failed_exception_is_user_error_at_op(capsys, program: Path) -> None:
+    code, out, err = _run(capsys, str(program), "-p", "test-reject")
+    assert code == 1
+    assert out == ""
+    assert err.splitlines() == [
+        f"{program}:2:3: error: pass 'test-reject' failed: addf is not supported",
+        "  %0 = arith.addf %a, %a : f32",
+        "  ^",
+    ]
+
+
+def test_pass_failed_exception_without_op(capsys, program: Path) -> None:
+    code, _, err = _run(capsys, str(program), "-p", "test-reject-module")
+    assert code == 1
+    assert err == "multi-opt: error: pass 'test-reject-module' failed: nothing to do here\n"
+
+
+def test_invalid_ir_after_pass_names_the_pass(capsys, program: Path) -> None:
+    code, _, err = _run(capsys, str(program), "-p", "test-break-ir")
+    assert code == 2
+    assert err.splitlines()[0].startswith(
+        f"{program}:2:3: error: pass 'test-break-ir' produced invalid IR: arith.addf: "
+    )
+
+
+def test_verify_diagnostics_reports_pass_failure_inline(capsys, program: Path) -> None:
+    code, out, err = _run(capsys, str(program), "-p", "test-reject", "--verify-diagnostics")
+    assert code == 0
+    assert f"{program}:2:3: error: pass 'test-reject' failed" in out
+    assert err == ""
+
+
+def test_verify_diagnostics_does_not_hide_internal_errors(capsys, program: Path) -> None:
+    code, out, err = _run(capsys, str(program), "-p", "test-crash", "--verify-diagnostics")
+    assert code == 2
+    assert "internal error in pass 'test-crash'" in err
+
+
+def test_no_output_file_when_a_pass_fails(capsys, program: Path, tmp_path: Path) -> None:
+    target = tmp_path / "out.mlir"
+    code, _, _ = _run(capsys, str(program), "-p", "test-crash", "-o", str(target))
+    assert code == 2
+    assert not target.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["prog.mlir"]
+
+
+def test_output_file_replaced_atomically_keeps_mode(capsys, program: Path, tmp_path: Path) -> None:
+    target = tmp_path / "out.mlir"
+    target.write_text("old")
+    target.chmod(0o640)
+    code, out, _ = _run(capsys, str(program), "-o", str(target))
+    assert code == 0
+    assert out == ""
+    assert "arith.addf" in target.read_text()
+    assert target.stat().st_mode & 0o777 == 0o640
