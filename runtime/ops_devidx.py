@@ -1,0 +1,104 @@
+"""Handlers of `devidx` (SPMD and device levels, SPEC §4).
+
+`device_num` is this instance's d; `invalid` is all-Invalid; `index(stack, k)` is entry k, or
+all-Invalid when k is outside [0, n). The communicating ops are generators: they yield a request
+to the scheduler (interpreter.py) and resume with its answer. What they deliver is stored
+(Invalid -> 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation
+
+from xdsl_multi.dialects import devidx
+from xdsl_multi.runtime.machine import (
+    ControlHandler,
+    Env,
+    FetchRequest,
+    Handler,
+    Machine,
+    RecvRequest,
+    Run,
+    SendRequest,
+)
+from xdsl_multi.runtime.values import Lanes, Value, dtype_of, op_error, store
+
+
+def _lanes(op: Operation, v: Value) -> Lanes:
+    if not isinstance(v, Lanes):
+        raise op_error(op, f"expected a tensor operand, found {v!r}")
+    return v
+
+
+def _index(op: Operation, v: Value) -> int:
+    if not isinstance(v, np.integer):
+        raise op_error(op, f"expected an index operand, found {v!r}")
+    return int(v)
+
+
+def all_invalid(t: TensorType) -> Lanes:
+    shape = tuple(t.get_shape())
+    return Lanes(np.zeros(shape, dtype_of(t)), np.zeros(shape, bool))
+
+
+def device_num(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
+    if m.device is None:
+        raise op_error(op, "the device number exists only when one program runs per device")
+    return [np.int64(m.device)]
+
+
+def invalid(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
+    t = op.results[0].type
+    assert isinstance(t, TensorType)
+    return [all_invalid(t)]
+
+
+def stack(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
+    parts = [_lanes(op, a) for a in args]
+    data = np.stack([p.data for p in parts])
+    if all(p.valid is None for p in parts):
+        return [Lanes(data)]
+    return [Lanes.of(data, np.stack([p.mask() for p in parts]))]
+
+
+def index(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
+    x, k = _lanes(op, args[0]), _index(op, args[1])
+    if 0 <= k < x.shape[0]:
+        return [x.map(lambda a: a[k])]
+    t = op.results[0].type
+    assert isinstance(t, TensorType)
+    return [all_invalid(t)]
+
+
+def fetch(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
+    """Offer this device's stored instance; receive device `src`'s."""
+    value = yield FetchRequest(op, store(_lanes(op, args[0])), _index(op, args[1]))
+    return [value]
+
+
+def send(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
+    assert isinstance(op, devidx.SendOp)
+    yield SendRequest(op, op.dest.value.data, op.channel.value.data, store(_lanes(op, args[0])))
+    return []
+
+
+def recv(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
+    assert isinstance(op, devidx.RecvOp)
+    value = yield RecvRequest(op, op.source.value.data, op.channel.value.data)
+    return [value]
+
+
+DEVIDX_HANDLERS: dict[type[Operation], Handler] = {
+    devidx.DeviceNumOp: device_num,
+    devidx.InvalidOp: invalid,
+    devidx.StackOp: stack,
+    devidx.IndexOp: index,
+}
+
+DEVIDX_CONTROL: dict[type[Operation], ControlHandler] = {
+    devidx.FetchOp: fetch,
+    devidx.SendOp: send,
+    devidx.RecvOp: recv,
+}

@@ -1,0 +1,229 @@
+"""Logical arrays and where they live: the program's device list, checking and converting the
+logical inputs and outputs of SPEC §6, and each device's local part of a logical value (the
+SPMD and device levels).
+
+Logical array of a value of type T:
+- `#multi.shard`: the full array (T's shape);
+- `#multi.on` on one device, or no encoding: the array (T's shape);
+- `#multi.on` on N > 1 devices: shape (N, *T's shape), slice i is the buffer of the encoding's
+  i-th device (an input of T's shape means the same buffer on every device);
+- a scalar type (index, i32, f32...): a 0-d array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FunctionType,
+    IndexType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+from xdsl_multi.dialects.multi import OnAttr, ShardAttr, local_length, placement_of, shard_bounds
+from xdsl_multi.runtime.values import (
+    InterpreterError,
+    dtype_of,
+    element_type_of,
+    is_bf16,
+    round_bf16,
+)
+
+DEVICES_ATTR = "multi.devices"
+SIGNATURE_ATTR = "multi.signature"
+
+
+# ---------------------------------------------------------------------------------------------
+# Devices
+# ---------------------------------------------------------------------------------------------
+
+
+def _names_in(t: Attribute, out: list[str]) -> None:
+    enc = placement_of(t)
+    if enc is not None:
+        out.extend(n for n in enc.device_names if n not in out)
+
+
+def program_devices(module: ModuleOp) -> list[str]:
+    """The ordered device set (SPEC §1): `multi.devices` if the module has it, else the device
+    names in order of first appearance (the `multi.signature` attribute, then function
+    signatures and op result types in textual order)."""
+    attr = module.attributes.get(DEVICES_ATTR)
+    if attr is not None:
+        if not isinstance(attr, ArrayAttr) or not all(isinstance(a, StringAttr) for a in attr):
+            raise InterpreterError(f"module attribute {DEVICES_ATTR} must be a list of strings")
+        return [a.data for a in attr]  # type: ignore[union-attr]
+    names: list[str] = []
+    sig = module.attributes.get(SIGNATURE_ATTR)
+    if isinstance(sig, FunctionType):
+        for t in (*sig.inputs, *sig.outputs):
+            _names_in(t, names)
+    for op in module.walk():
+        if isinstance(op, func.FuncOp):
+            for t in (*op.function_type.inputs, *op.function_type.outputs):
+                _names_in(t, names)
+        for r in op.results:
+            _names_in(r.type, names)
+    return names
+
+
+def device_number(devices: Sequence[str], name: str) -> int:
+    if name not in devices:
+        raise InterpreterError(f'device "{name}" is not in the program\'s device list {list(devices)}')
+    return list(devices).index(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Logical arrays
+# ---------------------------------------------------------------------------------------------
+
+
+def logical_shape(t: Attribute) -> tuple[int, ...]:
+    """The shape of the logical array of a value of type `t`."""
+    if not isinstance(t, TensorType):
+        return ()
+    shape = tuple(t.get_shape())
+    enc = placement_of(t)
+    if isinstance(enc, OnAttr) and enc.num_devices > 1:
+        return (enc.num_devices, *shape)
+    return shape
+
+
+def prepare_input(t: Attribute, x: object, what: str) -> np.ndarray:
+    """Check a logical input against its type and return a private copy of it as the logical
+    array (a many-device `#multi.on` input without the device axis is repeated on it).
+
+    A numpy array must have exactly the element type's dtype (float32 for bf16, whose values
+    are then rounded to bf16); Python scalars and lists are converted."""
+    want_dtype = dtype_of(t)
+    if isinstance(x, np.ndarray | np.generic):
+        arr = np.asarray(x)
+        if arr.dtype != want_dtype:
+            raise InterpreterError(
+                f"{what}: expected dtype {want_dtype} for {t}, found {arr.dtype}"
+            )
+        arr = arr.copy()
+    else:
+        try:
+            arr = np.array(x, dtype=want_dtype)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise InterpreterError(f"{what}: cannot convert {x!r} to {want_dtype}: {e}") from e
+    want = logical_shape(t)
+    if arr.shape != want:
+        enc = placement_of(t)
+        if (
+            isinstance(enc, OnAttr)
+            and enc.num_devices > 1
+            and isinstance(t, TensorType)
+            and arr.shape == tuple(t.get_shape())
+        ):
+            arr = np.repeat(arr[None], enc.num_devices, axis=0)
+        else:
+            raise InterpreterError(f"{what}: expected shape {want} for {t}, found {arr.shape}")
+    if is_bf16(t):
+        arr = round_bf16(arr)
+    return arr
+
+
+def prepare_inputs(
+    signature: FunctionType, inputs: Sequence[object], names: Sequence[str] | None = None
+) -> list[np.ndarray]:
+    types = signature.inputs.data
+    if len(inputs) != len(types):
+        raise InterpreterError(f"@main takes {len(types)} arguments, got {len(inputs)} inputs")
+    names = names or [f"arg{i}" for i in range(len(types))]
+    return [
+        prepare_input(t, x, f"argument {i} ({names[i]})")
+        for i, (t, x) in enumerate(zip(types, inputs, strict=True))
+    ]
+
+
+def random_inputs(signature: FunctionType, seed: int) -> list[np.ndarray]:
+    """Random logical inputs for a signature: floats standard normal in the element type (bf16
+    as float32 rounded to bf16), integers in [-10, 10], index in [0, 10], i1 random bools."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for t in signature.inputs.data:
+        shape = logical_shape(t)
+        dtype = dtype_of(t)
+        if dtype == np.bool_:
+            arr = rng.integers(0, 2, shape).astype(bool)
+        elif dtype.kind == "f":
+            arr = rng.standard_normal(shape).astype(dtype)
+            if is_bf16(t):
+                arr = round_bf16(arr)
+        elif isinstance(element_type_of(t), IndexType):
+            arr = rng.integers(0, 11, shape).astype(dtype)
+        else:
+            arr = rng.integers(-10, 11, shape).astype(dtype)
+        out.append(np.asarray(arr))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Local parts (SPMD and device levels)
+# ---------------------------------------------------------------------------------------------
+
+
+def local_part(t: Attribute, x: np.ndarray, d: int, devices: Sequence[str]) -> np.ndarray:
+    """Device d's local argument for the logical array `x` of type `t`.
+
+    shard: its rows [lo_k, hi_k) zero-padded to s = ceil(L / N) rows (zeros off the list);
+    on many devices: its slice of the device axis (zeros off the list); on one device: the
+    array there, zeros elsewhere; unplaced: the array everywhere."""
+    enc = placement_of(t)
+    name = devices[d] if d < len(devices) else None
+    if enc is None:
+        return x
+    assert isinstance(t, TensorType)
+    if isinstance(enc, ShardAttr):
+        axis, n = enc.axis_index, enc.num_devices
+        length = x.shape[axis]
+        s = local_length(length, n)
+        local_shape = list(x.shape)
+        local_shape[axis] = s
+        out = np.zeros(local_shape, x.dtype)
+        if name in enc.device_names:
+            lo, hi = shard_bounds(length, n, enc.device_names.index(name))
+            index = (slice(None),) * axis + (slice(lo, hi),)
+            dest = (slice(None),) * axis + (slice(0, hi - lo),)
+            out[dest] = x[index]
+        return out
+    if name not in enc.device_names:
+        return np.zeros(tuple(t.get_shape()), x.dtype)
+    if enc.num_devices == 1:
+        return x
+    return x[enc.device_names.index(name)]
+
+
+def from_local_parts(t: Attribute, parts: Sequence[np.ndarray], devices: Sequence[str]) -> np.ndarray:
+    """The logical array of type `t` from every device's local (stored) result."""
+    enc = placement_of(t)
+    if enc is None:
+        return parts[0]
+    assert isinstance(t, TensorType)
+    if isinstance(enc, ShardAttr):
+        axis, n = enc.axis_index, enc.num_devices
+        length = t.get_shape()[axis]
+        pieces = []
+        for k, name in enumerate(enc.device_names):
+            lo, hi = shard_bounds(length, n, k)
+            local = parts[device_number(devices, name)]
+            pieces.append(local[(slice(None),) * axis + (slice(0, hi - lo),)])
+        return np.concatenate(pieces, axis=axis)
+    buffers = [parts[device_number(devices, name)] for name in enc.device_names]
+    return buffers[0] if enc.num_devices == 1 else np.stack(buffers)
+
+
+def check_devices_known(signature: FunctionType, devices: Sequence[str]) -> None:
+    for t in (*signature.inputs.data, *signature.outputs.data):
+        enc = placement_of(t)
+        if enc is not None:
+            for name in enc.device_names:
+                device_number(devices, name)

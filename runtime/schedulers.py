@@ -1,0 +1,164 @@
+"""Running several program instances together (SPEC §6): the SPMD lockstep and the device-level
+message passing. Each instance is a `Run` generator (machine.py) that yields when it needs
+another device.
+
+- `run_lockstep`: one SPMD program on N devices. Every instance runs to its next
+  `devidx.fetch`; when all are there (the same op), instance d receives instance src_d's
+  stored value.
+- `run_message_passing`: one program per device. `devidx.send` delivers into a mailbox keyed
+  by (source, destination, channel) and continues; `devidx.recv` waits until a message is
+  there. When every unfinished device waits on a receive that nobody will satisfy, the run
+  is a deadlock; messages never received are an error too.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import TensorType
+
+from xdsl_multi.runtime.machine import (
+    FetchRequest,
+    InterpStats,
+    RecvRequest,
+    Request,
+    Run,
+    SendRequest,
+)
+from xdsl_multi.runtime.values import InterpreterError, Lanes, Value, dtype_of, op_error, op_label
+
+
+@dataclass
+class _Instance:
+    """One device's run and where it stands."""
+
+    run: Run
+    request: Request | None = None
+    results: list[Value] | None = None
+
+    def resume(self, answer: object) -> None:
+        try:
+            self.request = self.run.send(answer)
+        except StopIteration as stop:
+            self.request = None
+            self.results = stop.value
+
+    @property
+    def done(self) -> bool:
+        return self.results is not None
+
+
+def _devices_text(ds: Sequence[int]) -> str:
+    return ("device " if len(ds) == 1 else "devices ") + ", ".join(str(d) for d in ds)
+
+
+def run_lockstep(runs: Sequence[Run], stats: InterpStats | None) -> list[list[Value]]:
+    """Run one SPMD program's instances (index = device number) to the end."""
+    n = len(runs)
+    inst = [_Instance(r) for r in runs]
+    for i in inst:
+        i.resume(None)
+    while True:
+        done = [d for d, i in enumerate(inst) if i.done]
+        if len(done) == n:
+            return [i.results for i in inst]  # type: ignore[misc]
+        waiting = [d for d, i in enumerate(inst) if not i.done]
+        first = inst[waiting[0]].request
+        assert first is not None
+        if done:
+            raise op_error(
+                first.op,
+                f"{_devices_text(waiting)} wait here while {_devices_text(done)} returned from "
+                "the function: the devices took different paths",
+            )
+        for d in waiting:
+            req = inst[d].request
+            if not isinstance(req, FetchRequest):
+                assert req is not None
+                raise op_error(req.op, "send/recv only run at the device level (one module per device)")
+            if req.op is not first.op:
+                raise op_error(
+                    first.op,
+                    f"device {waiting[0]} is at this fetch but device {d} is at "
+                    f"{op_label(req.op)}: the devices took different paths",
+                )
+        requests: list[FetchRequest] = [i.request for i in inst]  # type: ignore[misc]
+        answers = []
+        for d, req in enumerate(requests):
+            if not 0 <= req.src < n:
+                raise op_error(req.op, f"device {d} fetches from device {req.src}, outside [0, {n})")
+            value = requests[req.src].value
+            if stats is not None and req.src != d:
+                stats.record_message(req.src, d, value.data.size)
+            answers.append(value)
+        for i, value in zip(inst, answers, strict=True):
+            i.resume(value)
+
+
+def _check_message(req: RecvRequest, d: int, value: Lanes) -> None:
+    t = req.op.results[0].type
+    assert isinstance(t, TensorType)
+    if value.data.shape != tuple(t.get_shape()) or value.data.dtype != dtype_of(t):
+        raise op_error(
+            req.op,
+            f"device {d} receives {value.data.dtype} {value.data.shape} from device "
+            f"{req.source} channel {req.channel}, but expects {t}",
+        )
+
+
+def run_message_passing(runs: Sequence[Run], stats: InterpStats | None) -> list[list[Value]]:
+    """Run one program per device (index = device number) with send/recv between them."""
+    n = len(runs)
+    inst = [_Instance(r) for r in runs]
+    mailbox: dict[tuple[int, int, int], deque[tuple[SendRequest, Lanes]]] = {}
+    for i in inst:
+        i.resume(None)
+    while True:
+        progress = False
+        for d, i in enumerate(inst):
+            while not i.done:
+                req = i.request
+                if isinstance(req, SendRequest):
+                    if not 0 <= req.dest < n:
+                        raise op_error(req.op, f"device {d} sends to device {req.dest}, outside [0, {n})")
+                    mailbox.setdefault((d, req.dest, req.channel), deque()).append((req, req.value))
+                    if stats is not None and req.dest != d:
+                        stats.record_message(d, req.dest, req.value.data.size)
+                    i.resume(None)
+                elif isinstance(req, RecvRequest):
+                    if not 0 <= req.source < n:
+                        raise op_error(
+                            req.op, f"device {d} receives from device {req.source}, outside [0, {n})"
+                        )
+                    queue = mailbox.get((req.source, d, req.channel))
+                    if not queue:
+                        break
+                    _, value = queue.popleft()
+                    _check_message(req, d, value)
+                    i.resume(value)
+                else:
+                    assert req is not None
+                    raise op_error(
+                        req.op, "fetch needs the SPMD level; a device module uses send/recv"
+                    )
+                progress = True
+        if all(i.done for i in inst):
+            break
+        if not progress:
+            waits = [
+                f"device {d} at {op_label(i.request.op)} waits for device "  # type: ignore[union-attr]
+                f"{i.request.source} channel {i.request.channel}"  # type: ignore[union-attr]
+                for d, i in enumerate(inst)
+                if not i.done
+            ]
+            raise InterpreterError("deadlock: " + "; ".join(waits))
+    left = [
+        f"device {src} -> device {dst} channel {ch}: {len(q)} message(s) from {op_label(q[0][0].op)}"
+        for (src, dst, ch), q in sorted(mailbox.items())
+        if q
+    ]
+    if left:
+        raise InterpreterError("sends never received: " + "; ".join(left))
+    return [i.results for i in inst]  # type: ignore[misc]

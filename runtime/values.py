@@ -1,0 +1,189 @@
+"""The interpreter's value model (SPEC §4, §6).
+
+- A tensor of one program instance is `Lanes`: its data and, lane by lane, whether the lane is
+  valid. Invalid lanes (tinygrad's Invalid) exist only between ops; a materialization (`store`)
+  writes them as 0 and the result is fully valid.
+- A scalar (`index`, `i1`, scalar ints and floats) is a numpy scalar.
+- At the multi level a `#multi.on` value is an `OnValue`: one `Lanes` buffer per device of its
+  encoding, in the encoding's order. A `#multi.shard` value is the `Lanes` of the full LOGICAL
+  tensor (its type's shape): ops on sharded values compute on logical arrays.
+
+Values are immutable: no handler writes into an array it did not create, so arrays may be shared
+(and `np.broadcast_to` views, which are read-only, are fine).
+
+Element types map to numpy dtypes by `dtype_of`; bf16 is stored as float32 whose values are
+rounded to bf16 (`round_bf16`) after every op that produces bf16.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    FileLineColLoc,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation
+
+
+class InterpreterError(Exception):
+    """The program cannot be run as given: an unsupported op, bad inputs, a fetch from a device
+    that does not exist, a deadlock... The message names the op and its location when known."""
+
+
+def op_label(op: Operation) -> str:
+    """`arith.addf (file.mlir:3:5)`, or just the op name when it has no file location."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{op.name} ({loc.filename.data}:{loc.line.data}:{loc.column.data})"
+    return op.name
+
+
+def op_error(op: Operation, message: str) -> InterpreterError:
+    return InterpreterError(f"{op_label(op)}: {message}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lanes:
+    """A tensor of one program instance; `valid` None means every lane is valid."""
+
+    data: np.ndarray
+    valid: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    def mask(self) -> np.ndarray:
+        """The validity of every lane as a bool array (all True when `valid` is None)."""
+        if self.valid is None:
+            return np.ones(self.data.shape, dtype=bool)
+        return self.valid
+
+    def map(self, fn) -> Lanes:  # noqa: ANN001 - a movement function applied to data and mask
+        """Apply one movement (reshape, transpose, slice...) to the data and the mask."""
+        return Lanes(fn(self.data), None if self.valid is None else fn(self.valid))
+
+    @staticmethod
+    def of(data: np.ndarray, valid: np.ndarray | None) -> Lanes:
+        """Lanes with `valid` dropped when it is all True."""
+        if valid is not None and valid.all():
+            valid = None
+        return Lanes(data, valid)
+
+
+@dataclass(frozen=True)
+class OnValue:
+    """A `#multi.on` value at the multi level: one buffer per device, in the encoding's order."""
+
+    buffers: tuple[Lanes, ...]
+
+
+Scalar = np.generic
+Value = Lanes | OnValue | Scalar
+
+
+def store(x: Lanes) -> Lanes:
+    """Materialize: Invalid lanes are stored as 0 and read back as valid zeros (SPEC §4 rule 3)."""
+    if x.valid is None:
+        return x
+    return Lanes(np.where(x.valid, x.data, np.zeros((), x.data.dtype)), None)
+
+
+def and_masks(*masks: np.ndarray | None) -> np.ndarray | None:
+    """The conjunction of validity masks (None = all valid)."""
+    result: np.ndarray | None = None
+    for m in masks:
+        if m is None:
+            continue
+        result = m if result is None else (result & m)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Element types
+# ---------------------------------------------------------------------------------------------
+
+
+_INT_DTYPES = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
+               32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+_UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+                64: np.dtype(np.uint64)}
+
+
+def element_type_of(t: Attribute) -> Attribute:
+    """The element type of a tensor type, or the type itself for a scalar type."""
+    return t.element_type if isinstance(t, TensorType) else t
+
+
+def dtype_of(t: Attribute) -> np.dtype:
+    """The numpy dtype holding values of element (or tensor) type `t`."""
+    t = element_type_of(t)
+    if isinstance(t, Float32Type | BFloat16Type):
+        return np.dtype(np.float32)
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, IntegerType) and t.width.data in _INT_DTYPES:
+        return _INT_DTYPES[t.width.data]
+    raise InterpreterError(f"element type {t} is not supported by the interpreter")
+
+
+def is_float_type(t: Attribute) -> bool:
+    return isinstance(element_type_of(t), Float16Type | Float32Type | Float64Type | BFloat16Type)
+
+
+def is_bf16(t: Attribute) -> bool:
+    return isinstance(element_type_of(t), BFloat16Type)
+
+
+def int_width(t: Attribute) -> int:
+    """Bit width of an integer or index element type (index is 64 bits)."""
+    t = element_type_of(t)
+    if isinstance(t, IndexType):
+        return 64
+    assert isinstance(t, IntegerType), t
+    return t.width.data
+
+
+def unsigned_dtype(width: int) -> np.dtype:
+    """The unsigned dtype used to read a `width`-bit integer as unsigned (i1 reads as uint8)."""
+    return _UINT_DTYPES[max(width, 8)]
+
+
+def round_bf16(x: np.ndarray) -> np.ndarray:
+    """Round float32 values to the nearest bf16 (ties to even), keeping them as float32."""
+    a = np.asarray(x, dtype=np.float32)
+    bits = a.view(np.uint32)
+    rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(
+        0xFFFF0000
+    )
+    # NaN stays NaN (rounding could carry a NaN's payload into infinity): keep it quiet.
+    rounded = np.where(np.isnan(a), (bits & np.uint32(0xFFFF0000)) | np.uint32(0x00400000), rounded)
+    return rounded.astype(np.uint32).view(np.float32).reshape(a.shape)
+
+
+def scalar_of(t: Attribute, v: object) -> Scalar:
+    """A numpy scalar of type `t` (an element type) from a Python value."""
+    dtype = dtype_of(t)
+    if dtype == np.bool_:
+        return np.bool_(bool(v))
+    out = np.asarray(v).astype(dtype)[()]
+    if is_bf16(t):
+        out = round_bf16(np.asarray(out))[()]
+    return out
