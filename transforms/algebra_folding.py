@@ -1,0 +1,146 @@
+"""Select folding and tinygrad's constant rules (used by `devidx-simplify`).
+
+Constants are scalar `arith.constant`s or splat `dense<...>` tensor constants.
+
+| pattern | rewrite |
+|---|---|
+| `SelectOfConstantCondition` | `arith.select true, x, y` -> x, `false` -> y |
+| `WhereOfSplatCondition` | `tg.where dense<true>, x, y` -> x, `dense<false>` -> y |
+| `SelectOfSameValues` | `select(c, x, x)` / `tg.where(c, x, x)` -> x |
+| `AddZeroIsIdentity` | x + 0 and 0 + x -> x (addi, addf; also -0.0) |
+| `SubZeroIsIdentity` | x - 0 -> x (subi, subf) |
+| `MulOneIsIdentity` | x * 1 and 1 * x -> x (muli, mulf) |
+| `IntMulZeroIsZero` | x * 0 -> 0 for integers only, and only when x holds no Invalid lane |
+| `DoubleNegationCancels` | negf(negf(x)) -> x |
+
+Not done on purpose: x * 0.0 -> 0.0 for floats (NaN * 0 and inf * 0 are NaN, -x * 0 is -0.0).
+x + 0.0 -> x is tinygrad's rule and is kept although (-0.0) + 0.0 is +0.0 (equal as numbers).
+x * 0 for integers is not done when x may hold Invalid lanes: Invalid * 0 is Invalid, and a
+reduction that skips those lanes would otherwise see zeros.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from xdsl_multi.dialects import tg
+from xdsl_multi.transforms.value_facts import (
+    constant_like,
+    constant_value,
+    int_constant,
+    may_hold_invalid,
+    splat_constant,
+)
+
+
+def _forward(op: Operation, value: SSAValue, rewriter: PatternRewriter) -> None:
+    """Replace `op` by an existing value of the same type."""
+    rewriter.replace(op, [], [value])
+
+
+class SelectOfConstantCondition(RewritePattern):
+    """`arith.select %true, %x, %y` -> `%x`; `arith.select %false, %x, %y` -> `%y`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter, /) -> None:
+        c = int_constant(op.cond)
+        if c is not None:
+            _forward(op, op.lhs if c & 1 else op.rhs, rewriter)
+
+
+class WhereOfSplatCondition(RewritePattern):
+    """`tg.where dense<true>, %x, %y` -> `%x`; `dense<false>` -> `%y`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tg.WhereOp, rewriter: PatternRewriter, /) -> None:
+        c = splat_constant(op.cond)
+        if c is not None:
+            _forward(op, op.true_value if int(c) & 1 else op.false_value, rewriter)
+
+
+class SelectOfSameValues(RewritePattern):
+    """`select(c, x, x)` -> x, for `arith.select` and `tg.where`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, arith.SelectOp | tg.WhereOp) and op.operands[1] is op.operands[2]:
+            _forward(op, op.operands[1], rewriter)
+
+
+def _is_zero(value: SSAValue) -> bool:
+    c = constant_value(value)
+    return c is not None and c == 0  # also -0.0
+
+
+def _is_one(value: SSAValue) -> bool:
+    c = constant_value(value)
+    return c is not None and c == 1
+
+
+class AddZeroIsIdentity(RewritePattern):
+    """`x + 0` and `0 + x` -> x (`arith.addi`, `arith.addf`; scalars and splat tensors)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, arith.AddiOp | arith.AddfOp):
+            return
+        if _is_zero(op.rhs):
+            _forward(op, op.lhs, rewriter)
+        elif _is_zero(op.lhs):
+            _forward(op, op.rhs, rewriter)
+
+
+class SubZeroIsIdentity(RewritePattern):
+    """`x - 0` -> x (`arith.subi`, `arith.subf`)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, arith.SubiOp | arith.SubfOp) and _is_zero(op.rhs):
+            _forward(op, op.lhs, rewriter)
+
+
+class MulOneIsIdentity(RewritePattern):
+    """`x * 1` and `1 * x` -> x (`arith.muli`, `arith.mulf`)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, arith.MuliOp | arith.MulfOp):
+            return
+        if _is_one(op.rhs):
+            _forward(op, op.lhs, rewriter)
+        elif _is_one(op.lhs):
+            _forward(op, op.rhs, rewriter)
+
+
+class IntMulZeroIsZero(RewritePattern):
+    """`arith.muli x, 0` (either side) -> 0, integers only (for floats NaN * 0 is NaN), and only
+    when the other operand holds no Invalid lane."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.MuliOp, rewriter: PatternRewriter, /) -> None:
+        for zero, other in ((op.rhs, op.lhs), (op.lhs, op.rhs)):
+            if _is_zero(zero) and not may_hold_invalid(other):
+                rewriter.replace(op, constant_like(op.result.type, 0))
+                return
+
+
+class DoubleNegationCancels(RewritePattern):
+    """`arith.negf (arith.negf x)` -> x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.NegfOp, rewriter: PatternRewriter, /) -> None:
+        inner = op.operand.owner
+        if isinstance(inner, arith.NegfOp):
+            _forward(op, inner.operand, rewriter)
+
+
+def algebra_folding_patterns() -> list[RewritePattern]:
+    """Every pattern of this file."""
+    return [
+        SelectOfConstantCondition(),
+        WhereOfSplatCondition(),
+        SelectOfSameValues(),
+        AddZeroIsIdentity(),
+        SubZeroIsIdentity(),
+        MulOneIsIdentity(),
+        IntMulZeroIsZero(),
+        DoubleNegationCancels(),
+    ]

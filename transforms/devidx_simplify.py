@@ -1,0 +1,83 @@
+"""`devidx-simplify`: the Invalid rules, index-arithmetic folding and pad/shrink/select folding
+of the SPMD form (SPEC §4-5).
+
+```mlir
+// before (device d of N = 2)
+%d = devidx.device_num : index
+%c5 = arith.constant 5 : index
+%never = arith.cmpi eq, %d, %c5 : index                     // d < 2: always false
+%y = arith.select %never, %x, %inv : tensor<4xf32>
+%z = math.exp %y : tensor<4xf32>
+// after
+%z = devidx.invalid : tensor<4xf32>                        // (dead, removed when unused)
+```
+
+The patterns live by concept in four files, each with a table of its rules:
+- invalid_rules.py: SPEC §4 rules 1-6 and removal of values that are Invalid everywhere;
+- index_folding.py: constant folding and interval reasoning on `index` (d in [0, N));
+- pad_shrink_folding.py: pad/shrink identities and composition;
+- algebra_folding.py: selects with constant or equal conditions, tinygrad's constant rules.
+
+One greedy walk applies them all (the first pattern that matches wins) and erases ops without
+uses and without side effects (dead code), until nothing changes. N is the length of the
+`multi.devices` attribute of the module (or of the nearest enclosing one); without it only
+d >= 0 is known. `specialize-devices` runs the same walk on each device's module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from xdsl_multi.transforms.algebra_folding import algebra_folding_patterns
+from xdsl_multi.transforms.index_folding import index_folding_patterns
+from xdsl_multi.transforms.invalid_rules import invalid_rule_patterns
+from xdsl_multi.transforms.pad_shrink_folding import pad_shrink_folding_patterns
+from xdsl_multi.transforms.value_facts import num_devices_of
+
+
+def simplify_patterns(num_devices: int | None) -> list[RewritePattern]:
+    """Every pattern of `devidx-simplify`, in the order they are tried on an op: folding first
+    (cheap and it exposes constants), then the Invalid rules, then pad/shrink."""
+    return [
+        *index_folding_patterns(num_devices),
+        *algebra_folding_patterns(),
+        *invalid_rule_patterns(),
+        *pad_shrink_folding_patterns(),
+    ]
+
+
+def simplify(op: Operation, num_devices: int | None = None) -> bool:
+    """Run every pattern on the ops nested in `op` until nothing changes, erasing dead code.
+    `num_devices` defaults to the `multi.devices` found on `op` or its ancestors. Returns
+    whether anything changed."""
+    if num_devices is None:
+        num_devices = num_devices_of(op)
+    walker = PatternRewriteWalker(
+        GreedyRewritePatternApplier(simplify_patterns(num_devices), dce_enabled=True),
+        apply_recursively=True,
+    )
+    changed = False
+    for region in op.regions:
+        changed |= walker.rewrite_region(region)
+    return changed
+
+
+@dataclass(frozen=True)
+class DevidxSimplify(ModulePass):
+    """The Invalid rules (SPEC §4), folding of index arithmetic, pad/shrink/select folding and
+    dead code removal, on a module in SPMD form (or any module using these dialects)."""
+
+    name = "devidx-simplify"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        simplify(op)

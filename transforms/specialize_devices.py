@@ -1,0 +1,249 @@
+"""`specialize-devices`: one nested module per device, with d folded and fetches turned into
+matched send/receive pairs (SPEC §5, docs/spmd-form.md "Communication").
+
+```mlir
+// before: SPMD form, N = 2
+builtin.module attributes {multi.devices = ["CPU:0", "CPU:1"], multi.signature = ...} {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %d = devidx.device_num : index
+    ...                                                  // %src = (d + 1) mod 2
+    %f = devidx.fetch %x from %src : tensor<4xf32>
+    func.return %f : tensor<4xf32>
+  }
+}
+// after
+builtin.module attributes {multi.devices = [...], multi.signature = ...} {
+  builtin.module @device_0 attributes {devidx.device = 0 : i64} {
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+      devidx.send %x to 1 channel 0 : tensor<4xf32>
+      %f = devidx.recv from 1 channel 1 : tensor<4xf32>
+      func.return %f : tensor<4xf32>
+    }
+  }
+  builtin.module @device_1 attributes {devidx.device = 1 : i64} {
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %f = devidx.recv from 0 channel 0 : tensor<4xf32>
+      devidx.send %x to 0 channel 1 : tensor<4xf32>
+      func.return %f : tensor<4xf32>
+    }
+  }
+}
+```
+
+How:
+1. The top module's ops (every function) become a template; each `devidx.fetch` gets a number
+   in program order.
+2. For each device K: a copy of the template with `devidx.device_num` replaced by the constant K,
+   simplified with `devidx-simplify`'s patterns. Fetches still alive on K must have a constant
+   source J_K (else PassFailedException at the fetch); dead ones are gone, so they make no
+   messages.
+3. Device J must compute what it sends even if its own program does not need it: step 2 is
+   repeated with `devidx.send` placeholders inserted in J's copy (right before each fetch whose
+   value J sends) until the set of live fetches stops growing (a sent value may itself depend on
+   another fetch).
+4. In the final copies, a fetch with J_K = K becomes `tg.contiguous` of its value (a fetch stores
+   Invalid as 0), the others `devidx.recv from J_K channel C`; senders carry the same channel C,
+   one per (fetch, receiver) pair, numbered from 0 in program order of the fetches, then by
+   receiver. Sends and the receive of one fetch sit at that fetch's position in every device's
+   program (sends first), so devices that run their programs in order meet the messages in one
+   global order and, with buffered sends, cannot deadlock.
+
+A module without `devidx.device_num` gives every device the same program. Fetches are expected
+in straight-line function bodies (the SPMD form has no control flow around them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from xdsl_multi.dialects import devidx, tg
+from xdsl_multi.transforms.devidx_simplify import simplify
+from xdsl_multi.transforms.value_facts import constant_like, int_constant
+
+DEVICE_ATTR = "devidx.device"
+"""The attribute that marks a device's nested module with its number K (SPEC §5)."""
+
+_FETCH_ID = "devidx.fetch_id"
+"""Internal: a fetch's number in program order, the same in every device's copy."""
+
+_SEND_FOR = "devidx.send_for"
+"""Internal: on a placeholder send, the fetch number it serves."""
+
+Messages = dict[int, dict[int, int]]
+"""Receiver K -> fetch number -> sender J (J may be K: the fetch reads its own value)."""
+
+
+def _location_text(op: Operation) -> str:
+    loc = op.location
+    text = str(loc)
+    return "" if "unknown" in text else f" at {text}"
+
+
+def _source_device(op: devidx.FetchOp, device: int, num_devices: int) -> int:
+    """The device a fetch reads from on `device`, once d is folded. (The parameter is named
+    `op` so that multi-opt's diagnostics point at the fetch.)"""
+    j = int_constant(op.src)
+    if j is None:
+        raise PassFailedException(
+            f"devidx.fetch{_location_text(op)}: its source device does not fold to a constant "
+            f"on device {device}; specialize-devices needs a source that d determines"
+        )
+    if not 0 <= j < num_devices:
+        raise PassFailedException(
+            f"devidx.fetch{_location_text(op)}: on device {device} its source device is {j}, "
+            f"outside [0, {num_devices})"
+        )
+    return j
+
+
+def _fetches(module: Operation) -> Iterator[devidx.FetchOp]:
+    for op in module.walk():
+        if isinstance(op, devidx.FetchOp):
+            yield op
+
+
+def _fetch_id(op: Operation, attr: str = _FETCH_ID) -> int:
+    value = op.attributes[attr]
+    assert isinstance(value, IntegerAttr)
+    return value.value.data
+
+
+def _device_copy(template: ModuleOp, device: int) -> ModuleOp:
+    """A copy of the program with `devidx.device_num` replaced by the constant `device`."""
+    copy = template.clone()
+    for op in list(copy.walk()):
+        if isinstance(op, devidx.DeviceNumOp):
+            Rewriter.replace_op(op, constant_like(op.result.type, device))
+    return copy
+
+
+def _insert_sends(module: ModuleOp, sends: dict[int, list[int]]) -> None:
+    """Placeholder sends (channel 0) of each fetch's value, right before the fetch."""
+    for fetch in list(_fetches(module)):
+        for receiver in sends.get(_fetch_id(fetch), []):
+            send = devidx.SendOp(fetch.value, receiver, 0)
+            send.attributes[_SEND_FOR] = fetch.attributes[_FETCH_ID]
+            Rewriter.insert_op(send, InsertPoint.before(fetch))
+
+
+def _senders(messages: Messages) -> dict[int, dict[int, list[int]]]:
+    """Sender J -> fetch number -> receivers (K != J), in increasing order."""
+    out: dict[int, dict[int, list[int]]] = {}
+    for receiver in sorted(messages):
+        for fetch_id, sender in sorted(messages[receiver].items()):
+            if sender != receiver:
+                out.setdefault(sender, {}).setdefault(fetch_id, []).append(receiver)
+    return out
+
+
+def _channels(messages: Messages) -> dict[tuple[int, int], int]:
+    """(fetch number, receiver) -> channel, numbered in program order, then by receiver."""
+    pairs = sorted(
+        (fetch_id, receiver)
+        for receiver, live in messages.items()
+        for fetch_id, sender in live.items()
+        if sender != receiver
+    )
+    return {pair: channel for channel, pair in enumerate(pairs)}
+
+
+def _finish(
+    module: ModuleOp, device: int, messages: Messages, channels: dict[tuple[int, int], int]
+) -> None:
+    """Replace the live fetches by receives or their own value, give sends their channels."""
+    for op in list(module.walk()):
+        if isinstance(op, devidx.SendOp) and _SEND_FOR in op.attributes:
+            fetch_id = _fetch_id(op, _SEND_FOR)
+            receiver = op.dest.value.data
+            Rewriter.replace_op(
+                op, devidx.SendOp(op.value, receiver, channels[(fetch_id, receiver)])
+            )
+        elif isinstance(op, devidx.FetchOp):
+            fetch_id = _fetch_id(op)
+            sender = messages[device][fetch_id]
+            if sender == device:
+                Rewriter.replace_op(op, tg.ContiguousOp(op.value))
+            else:
+                channel = channels[(fetch_id, device)]
+                Rewriter.replace_op(op, devidx.RecvOp(sender, channel, op.result.type))
+
+
+@dataclass(frozen=True)
+class SpecializeDevices(ModulePass):
+    """One nested `builtin.module @device_K {devidx.device = K}` per device of `multi.devices`,
+    each with d folded to K, simplified, and fetches as matched send/recv pairs."""
+
+    name = "specialize-devices"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        num_devices = self._num_devices(op)
+        template = ModuleOp([])
+        for program_op in list(op.body.block.ops):
+            program_op.detach()
+            template.body.block.add_op(program_op)
+        for fetch_id, fetch in enumerate(_fetches(template)):
+            fetch.attributes[_FETCH_ID] = IntegerAttr(fetch_id, i64)
+
+        sends: dict[int, dict[int, list[int]]] = {}
+        while True:
+            copies: list[ModuleOp] = []
+            messages: Messages = {}
+            for device in range(num_devices):
+                copy = _device_copy(template, device)
+                _insert_sends(copy, sends.get(device, {}))
+                simplify(copy, num_devices)
+                messages[device] = {
+                    _fetch_id(f): _source_device(f, device, num_devices) for f in _fetches(copy)
+                }
+                copies.append(copy)
+            needed = _senders(messages)
+            if needed == sends:
+                break
+            sends = needed
+
+        channels = _channels(messages)
+        for device, copy in enumerate(copies):
+            _finish(copy, device, messages, channels)
+            simplify(copy, num_devices)
+            op.body.block.add_op(
+                ModuleOp(
+                    _take_ops(copy),
+                    attributes={DEVICE_ATTR: IntegerAttr(device, i64)},
+                    sym_name=StringAttr(f"device_{device}"),
+                )
+            )
+
+    @staticmethod
+    def _num_devices(op: ModuleOp) -> int:
+        devices = op.attributes.get("multi.devices")
+        if not isinstance(devices, ArrayAttr) or not devices.data:
+            raise PassFailedException(
+                "specialize-devices: the module needs a non-empty `multi.devices` attribute "
+                "(the SPMD form of docs/spmd-form.md)"
+            )
+        for inner in op.body.block.ops:
+            if isinstance(inner, ModuleOp) and DEVICE_ATTR in inner.attributes:
+                raise PassFailedException(
+                    "specialize-devices: the module is already specialized "
+                    f"(it holds a module with `{DEVICE_ATTR}`)"
+                )
+        return len(devices.data)
+
+
+def _take_ops(module: ModuleOp) -> list[Operation]:
+    """Detach and return the ops of a module's body."""
+    ops = list(module.body.block.ops)
+    for o in ops:
+        o.detach()
+    return ops
+
+
+__all__ = ["DEVICE_ATTR", "SpecializeDevices"]

@@ -1,0 +1,320 @@
+"""What the simplification patterns can tell about an SSA value without running it.
+
+- `int_constant` / `splat_constant`: the value of a scalar `arith.constant` or the single value of
+  a splat `dense<...>` tensor constant.
+- `index_range`: a small interval analysis for integer and `index` values, where the device
+  number d lies in [0, N) (N = length of the module's `multi.devices`).
+- `is_invalid` / `may_hold_invalid`: whether a tensor is Invalid everywhere, or may hold Invalid
+  lanes (SPEC §4, "Invalid semantics").
+- builders for constants of a given type (`constant_like`), dense splats use the tensor's own
+  element type.
+
+Shared by the pattern files of `devidx-simplify` (invalid_rules.py, index_folding.py,
+tensor_folding.py) and by `specialize-devices`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from xdsl_multi.dialects import devidx, tg
+
+INDEX_BITS = 64
+"""`index` is folded as a 64-bit signed integer."""
+
+_RANGE_DEPTH = 12
+"""How far `index_range` follows operands; deeper expressions are treated as unknown."""
+
+
+# --------------------------------------------------------------------------------------------
+# Constants
+# --------------------------------------------------------------------------------------------
+
+
+def int_constant(value: SSAValue) -> int | None:
+    """The value of a scalar integer or index `arith.constant`, else None."""
+    op = value.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def splat_constant(value: SSAValue) -> int | float | None:
+    """The single element value of a splat tensor `arith.constant` (ints, floats, i1), else None."""
+    op = value.owner
+    if not isinstance(op, arith.ConstantOp):
+        return None
+    attr = op.value
+    if not isinstance(attr, DenseIntOrFPElementsAttr):
+        return None
+    values = attr.get_values()
+    if not values or values.count(values[0]) != len(values):
+        return None
+    first = values[0]
+    return first if isinstance(first, int | float) else None
+
+
+def constant_value(value: SSAValue) -> int | float | None:
+    """A scalar constant or the element of a splat tensor constant."""
+    got = int_constant(value)
+    return got if got is not None else splat_constant(value)
+
+
+def is_float_type(t: Attribute) -> bool:
+    element = t.element_type if isinstance(t, TensorType) else t
+    return isinstance(element, AnyFloat)
+
+
+def is_int_type(t: Attribute) -> bool:
+    element = t.element_type if isinstance(t, TensorType) else t
+    return isinstance(element, IntegerType | IndexType)
+
+
+def bit_width(t: Attribute) -> int:
+    """The width of an integer or index type (or of a tensor's integer element type)."""
+    element = t.element_type if isinstance(t, TensorType) else t
+    if isinstance(element, IntegerType):
+        return element.width.data
+    return INDEX_BITS
+
+
+def wrap_signed(v: int, width: int) -> int:
+    """Two's complement wrap-around of `v` to a signed `width`-bit value (i1: 0 or -1 -> 0/1)."""
+    if width == 1:
+        return v & 1
+    v &= (1 << width) - 1
+    return v - (1 << width) if v >= 1 << (width - 1) else v
+
+
+def constant_like(t: Attribute, v: int | float) -> arith.ConstantOp:
+    """`arith.constant v : t`, for a scalar or (as a dense splat) a tensor type.
+
+    A tensor constant uses the tensor's own element type (f16 stays f16, i1 stays i1)."""
+    if isinstance(t, TensorType):
+        element = t.element_type
+        if isinstance(element, AnyFloat):
+            attr = DenseIntOrFPElementsAttr.from_list(t, [float(v)])
+        else:
+            attr = DenseIntOrFPElementsAttr.from_list(t, [int(v)])
+        return arith.ConstantOp(attr, t)
+    if isinstance(t, AnyFloat):
+        return arith.ConstantOp(FloatAttr(float(v), t), t)
+    assert isinstance(t, IntegerType | IndexType), t
+    return arith.ConstantOp(IntegerAttr(wrap_signed(int(v), bit_width(t)), t), t)
+
+
+def reduce_identity(kind: str, t: Attribute) -> int | float:
+    """The identity of `tg.reduce kind` for the element type of `t`: add 0, mul 1, max the
+    element type's minimum (-inf for floats, the signed minimum for ints, false for i1)."""
+    if kind == "add":
+        return 0
+    if kind == "mul":
+        return 1
+    assert kind == "max", kind
+    if is_float_type(t):
+        return float("-inf")
+    width = bit_width(t)
+    return 0 if width == 1 else -(1 << (width - 1))
+
+
+# --------------------------------------------------------------------------------------------
+# Index ranges
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Range:
+    """The closed interval [lo, hi] of an integer value; None means unbounded on that side."""
+
+    lo: int | None = None
+    hi: int | None = None
+
+    @property
+    def point(self) -> int | None:
+        """The only possible value, if there is just one."""
+        return self.lo if self.lo is not None and self.lo == self.hi else None
+
+    def union(self, other: Range) -> Range:
+        lo = None if self.lo is None or other.lo is None else min(self.lo, other.lo)
+        hi = None if self.hi is None or other.hi is None else max(self.hi, other.hi)
+        return Range(lo, hi)
+
+
+UNKNOWN = Range()
+
+
+def num_devices_of(module: Operation) -> int | None:
+    """N = length of the nearest enclosing (or own) `multi.devices` attribute, if any."""
+    op: Operation | None = module
+    while op is not None:
+        if isinstance(op, ModuleOp) and "multi.devices" in op.attributes:
+            devices = op.attributes["multi.devices"]
+            data = getattr(devices, "data", None)
+            if isinstance(data, tuple):
+                return len(data)
+        op = op.parent_op()
+    return None
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def index_range(value: SSAValue, num_devices: int | None, depth: int = _RANGE_DEPTH) -> Range:
+    """The interval of an integer/index value: constants, d in [0, N), and + - * / mod min max
+    select of those. Anything else (block arguments, loads, ...) is unbounded.
+
+    Only `index` arithmetic is analysed (integer types may wrap around)."""
+    if not isinstance(value.type, IndexType):
+        c = int_constant(value)
+        return Range(c, c) if c is not None else UNKNOWN
+    op = value.owner
+    if isinstance(op, arith.ConstantOp):
+        c = int_constant(value)
+        return Range(c, c) if c is not None else UNKNOWN
+    if isinstance(op, devidx.DeviceNumOp):
+        return Range(0, None if num_devices is None else num_devices - 1)
+    if depth <= 0 or not isinstance(op, Operation):
+        return UNKNOWN
+
+    def rng(v: SSAValue) -> Range:
+        return index_range(v, num_devices, depth - 1)
+
+    if isinstance(op, arith.AddiOp):
+        a, b = rng(op.lhs), rng(op.rhs)
+        return Range(_add(a.lo, b.lo), _add(a.hi, b.hi))
+    if isinstance(op, arith.SubiOp):
+        a, b = rng(op.lhs), rng(op.rhs)
+        neg_b = Range(None if b.hi is None else -b.hi, None if b.lo is None else -b.lo)
+        return Range(_add(a.lo, neg_b.lo), _add(a.hi, neg_b.hi))
+    if isinstance(op, arith.MuliOp):
+        a, b = rng(op.lhs), rng(op.rhs)
+        if None in (a.lo, a.hi, b.lo, b.hi):
+            return UNKNOWN
+        corners = [x * y for x in (a.lo, a.hi) for y in (b.lo, b.hi)]  # type: ignore[operator]
+        return Range(min(corners), max(corners))
+    if isinstance(op, arith.DivSIOp | arith.FloorDivSIOp):
+        m = int_constant(op.rhs)
+        a = rng(op.lhs)
+        if m is None or m <= 0:
+            return UNKNOWN
+        div = _trunc_div if isinstance(op, arith.DivSIOp) else (lambda x, y: x // y)
+        return Range(
+            None if a.lo is None else div(a.lo, m), None if a.hi is None else div(a.hi, m)
+        )
+    if isinstance(op, arith.RemSIOp):
+        m = int_constant(op.rhs)
+        a = rng(op.lhs)
+        if m is None or m == 0:
+            return UNKNOWN
+        m = abs(m)
+        if a.lo is not None and a.hi is not None and _trunc_div(a.lo, m) == _trunc_div(a.hi, m):
+            q = _trunc_div(a.lo, m)
+            return Range(a.lo - q * m, a.hi - q * m)
+        if a.lo is not None and a.lo >= 0:
+            return Range(0, m - 1)
+        return Range(-(m - 1), m - 1)
+    if isinstance(op, arith.MinSIOp | arith.MaxSIOp):
+        a, b = rng(op.lhs), rng(op.rhs)
+        pick = min if isinstance(op, arith.MinSIOp) else max
+        if isinstance(op, arith.MinSIOp):
+            lo = None if a.lo is None or b.lo is None else pick(a.lo, b.lo)
+            hi = b.hi if a.hi is None else a.hi if b.hi is None else pick(a.hi, b.hi)
+        else:
+            lo = b.lo if a.lo is None else a.lo if b.lo is None else pick(a.lo, b.lo)
+            hi = None if a.hi is None or b.hi is None else pick(a.hi, b.hi)
+        return Range(lo, hi)
+    if isinstance(op, arith.SelectOp):
+        return rng(op.lhs).union(rng(op.rhs))
+    return UNKNOWN
+
+
+# --------------------------------------------------------------------------------------------
+# Invalid
+# --------------------------------------------------------------------------------------------
+
+
+def is_invalid(value: SSAValue) -> bool:
+    """True when the value is Invalid in every lane (made by `devidx.invalid`)."""
+    return isinstance(value.owner, devidx.InvalidOp)
+
+
+def invalid_arm(op: Operation) -> tuple[SSAValue, int] | None:
+    """For `arith.select`/`tg.where` with exactly one Invalid arm: (the other arm, the Invalid
+    arm's position: 1 for the true arm, 2 for the false arm)."""
+    if not isinstance(op, arith.SelectOp | tg.WhereOp):
+        return None
+    t, f = op.operands[1], op.operands[2]
+    if is_invalid(f) and not is_invalid(t):
+        return t, 2
+    if is_invalid(t) and not is_invalid(f):
+        return f, 1
+    return None
+
+
+_NEVER_INVALID = (
+    arith.ConstantOp,
+    devidx.FetchOp,
+    devidx.RecvOp,
+    tg.ContiguousOp,
+    tg.ReduceOp,
+)
+"""Ops whose result never holds Invalid: constants and materializations (rule 3); a reduction
+skips Invalid lanes and gives the identity over an all-Invalid range."""
+
+
+def may_hold_invalid(value: SSAValue, depth: int = _RANGE_DEPTH) -> bool:
+    """Conservative: False only when no lane of the value can be Invalid (function arguments,
+    constants, materializations and ops computed from those alone)."""
+    op = value.owner
+    if not isinstance(op, Operation):
+        return False  # block arguments hold data
+    if isinstance(op, _NEVER_INVALID):
+        return False
+    if isinstance(op, devidx.InvalidOp | devidx.IndexOp):
+        return True
+    if isinstance(op, tg.PadOp) and op.is_invalid:
+        return True
+    if depth <= 0:
+        return True
+    return any(
+        may_hold_invalid(v, depth - 1) for v in op.operands if isinstance(v.type, TensorType)
+    )
+
+
+__all__ = [
+    "UNKNOWN",
+    "Range",
+    "bit_width",
+    "constant_like",
+    "constant_value",
+    "index_range",
+    "int_constant",
+    "invalid_arm",
+    "is_float_type",
+    "is_int_type",
+    "is_invalid",
+    "may_hold_invalid",
+    "num_devices_of",
+    "reduce_identity",
+    "splat_constant",
+    "wrap_signed",
+]
