@@ -77,6 +77,9 @@ class SpmdBuilder:
     num_devices: int
     d: SSAValue
     _consts: dict[int, SSAValue] = field(default_factory=dict[int, SSAValue])
+    _memo: dict[tuple[object, ...], SSAValue] = field(
+        default_factory=dict[tuple[object, ...], SSAValue]
+    )
 
     def emit(self, op: Operation) -> Operation:
         Rewriter.insert_op(op, self.insert_point)
@@ -86,6 +89,15 @@ class SpmdBuilder:
         return self.emit(op).results[0]
 
     # ---- index arithmetic ---------------------------------------------------------------------
+
+    def _index_op(self, kind: type[Operation], *args: object) -> SSAValue:
+        """One index op per (kind, operands): repeated index math is built once."""
+        key = (kind, *args)
+        if key not in self._memo:
+            operands = [self.idx(a) for a in args if isinstance(a, SSAValue | int)]
+            extra = [a for a in args if isinstance(a, str)]
+            self._memo[key] = self.value(kind(*operands, *extra))
+        return self._memo[key]
 
     def idx(self, v: Index) -> SSAValue:
         if isinstance(v, SSAValue):
@@ -101,36 +113,36 @@ class SpmdBuilder:
             return a
         if a == 0:
             return b
-        return self.value(arith.AddiOp(self.idx(a), self.idx(b)))
+        return self._index_op(arith.AddiOp, a, b)
 
     def mul(self, a: Index, b: int) -> Index:
         if isinstance(a, int):
             return a * b
         if b == 1:
             return a
-        return self.value(arith.MuliOp(a, self.idx(b)))
+        return self._index_op(arith.MuliOp, a, b)
 
     def sub(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
             return a - b
         if b == 0:
             return a
-        return self.value(arith.SubiOp(self.idx(a), self.idx(b)))
+        return self._index_op(arith.SubiOp, a, b)
 
     def rem(self, a: Index, n: int) -> Index:
         if isinstance(a, int):
             return a % n
         if n == 1:
             return 0
-        return self.value(arith.RemSIOp(a, self.idx(n)))
+        return self._index_op(arith.RemSIOp, a, n)
 
     def minimum(self, a: Index, b: int) -> Index:
         if isinstance(a, int):
             return min(a, b)
-        return self.value(arith.MinSIOp(a, self.idx(b)))
+        return self._index_op(arith.MinSIOp, a, b)
 
     def eq(self, a: Index, b: int) -> SSAValue:
-        return self.value(arith.CmpiOp(self.idx(a), self.idx(b), "eq"))
+        return self._index_op(arith.CmpiOp, a, b, "eq")
 
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.value(arith.SelectOp(cond, a, b))
