@@ -352,7 +352,7 @@ class _Lowering:
         total: SSAValue | None = None
         for t in range(len(self.devices)):
             part = b.clean(mine, g_dst, b.shift(t))
-            piece = part if t == 0 else b.fetch(part, b.shift(-t))
+            piece = b.fetch(part, b.shift(-t))  # t = 0 fetches from d itself: stored, no message
             total = piece if total is None else b.combine("add", total, piece)
         assert total is not None
         return self.clean(b, total, dst_t, dst)

@@ -145,7 +145,15 @@ def movement(n: int) -> str:
     pm = t((3, 2 * n, 2), shard(d, 1))
     sk = t((3, 2 * n, 1), shard(d, 1))
     sel = t((3, 2, 1), on(d))
-    k = 1 if n > 1 else 0
+    if n == 1:  # keeping the whole axis wins: the second shrink would not select a shard
+        body = (
+            f"    %r = tg.reshape %a0 : {x} -> {rs}\n"
+            f"    %p = tg.permute %r [2, 0, 1] : {rs} -> {pm}\n"
+            f"    %s = tg.shrink %p [[0, 3], [0, 2], [1, 2]] : {pm} -> {sk}\n"
+            f"    func.return %s : {sk}"
+        )
+        return module(d, [x], [sk], body)
+    k = 1
     body = (
         f"    %r = tg.reshape %a0 : {x} -> {rs}\n"
         f"    %p = tg.permute %r [2, 0, 1] : {rs} -> {pm}\n"

@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context, multi, tg
-from xdsl_multi.runtime.interpreter import random_inputs, run_module
+from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
 from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
 
 import multi_programs as P  # test/support, on pythonpath
@@ -37,7 +37,7 @@ def check_equivalent(text: str, seed: int = 0, **options: object) -> ModuleOp:
     before = parse(text)
     after = lower(text, **options)
     assert not any(op.dialect_name() == "multi" for op in after.walk())
-    inputs = random_inputs(before, seed=seed)
+    inputs = random_inputs(logical_signature(before, "main"), seed=seed)
     want = run_module(before, inputs)
     got = run_module(after, inputs)
     assert len(got) == len(want)
