@@ -1,0 +1,419 @@
+"""Narrowing computations to the lanes that hold data: what lets a device compute only its share.
+
+After `specialize-devices` folds d, the SPMD form's shard values are `tg.pad ... invalid` with
+static bounds: data in a window, Invalid around it. Two families of sound rewrites move the work
+into the window:
+
+| rule | rewrite | why it is sound |
+|---|---|---|
+| `ElementwiseOfInvalidPad` | f(pad_inv(x, w), c) -> pad_inv(f(x, c[w]), w) | Invalid poisons elementwise ops (SPEC §4 rule 1) |
+| `SelectOfInvalidPads` | where(c, pad_inv(x, w), pad_inv(y, w)) -> pad_inv(where(c[w], x, y), w) | a lane outside w is Invalid whichever side is chosen |
+| `ExpandOfInvalidPad` | expand(pad_inv(x, w)) -> pad_inv(expand(x), w) when no padded axis expands | lanes move with their data |
+| `PermuteOfInvalidPad` | permute(pad_inv(x, w)) -> pad_inv(permute(x), permuted w) | lanes move with their data |
+| `ContiguousOfInvalidPad` | contiguous(pad_inv(x, w)) -> pad(contiguous(x), w) value 0 | a store writes Invalid as 0 (rule 3) |
+| `ReturnOfInvalidPad` | return pad_inv(x, w) -> return pad(x, w) value 0 | a function result is a store |
+| `ReduceOverInvalidPadding` | reduce(pad_inv(x, w), axes) -> reduce(x, axes) when only reduced axes are padded | the padding reduces as the identity (rule 2) |
+| `ShrinkOfElementwise` | shrink(f(a, b), s) -> f(shrink(a, s), shrink(b, s)) | lane-wise ops commute with shrink |
+| `ShrinkOfReduce` | shrink(reduce(x, axes), s) -> reduce(shrink(x, s'), axes), s' full on reduced axes | each kept lane reduces the same inputs |
+| `ShrinkOfExpand` | shrink(expand(x), s) -> expand(shrink(x, s')) | expand copies lanes |
+
+A reduce is never pushed through a pad: a reduction over an all-Invalid range is the identity, a
+valid value, so `reduce(pad_inv(x))` is not `pad_inv(reduce(x))`. The shrink that the SPMD form
+places after it (`clean`, `local`) is pushed up instead (`ShrinkOfReduce`). Shrinks are pushed
+through an op only when the shrink is its one use, so no work is duplicated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import NoneAttr, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+from xdsl_multi.dialects import tg
+from xdsl_multi.transforms.invalid_rules import is_elementwise
+from xdsl_multi.transforms.value_facts import constant_like, splat_constant
+
+Window = list[tuple[int, int]]
+"""Per axis, the [lo, hi) range of lanes that may hold data."""
+
+
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return t.get_shape()
+
+
+def _retyped(v: SSAValue, shape: Sequence[int]) -> TensorType:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return TensorType(t.element_type, shape, t.encoding)
+
+
+def _plain(v: SSAValue) -> bool:
+    t = v.type
+    return isinstance(t, TensorType) and isinstance(t.encoding, NoneAttr)
+
+
+def invalid_pad(v: SSAValue) -> tuple[SSAValue, Window] | None:
+    """(x, window) when v is `tg.pad x [...] invalid` with static bounds on a plain tensor."""
+    op = v.owner
+    if not isinstance(op, tg.PadOp) or not op.is_invalid or not _plain(v):
+        return None
+    window: Window = []
+    for (lo, hi), n in zip(op.bounds, _shape(op.source), strict=True):
+        if not isinstance(lo, int) or not isinstance(hi, int):
+            return None
+        window.append((lo, lo + n))
+    return op.source, window
+
+
+def _full(shape: Sequence[int]) -> Window:
+    return [(0, n) for n in shape]
+
+
+def _intersect(a: Window, b: Window) -> Window:
+    return [(max(l1, l2), min(h1, h2)) for (l1, h1), (l2, h2) in zip(a, b, strict=True)]
+
+
+def _pad_bounds(window: Window, shape: Sequence[int]) -> list[tuple[tg.Bound, tg.Bound]]:
+    return [(lo, n - hi) for (lo, hi), n in zip(window, shape, strict=True)]
+
+
+def _size(window: Window) -> list[int]:
+    return [hi - lo for lo, hi in window]
+
+
+class _Emit:
+    """Inserts new ops before the op being rewritten."""
+
+    def __init__(self, rewriter: PatternRewriter):
+        self.rewriter = rewriter
+
+    def op(self, op: Operation) -> SSAValue:
+        self.rewriter.insert_op(op)
+        return op.results[0]
+
+    def shrink(self, x: SSAValue, window: Window) -> SSAValue:
+        if window == _full(_shape(x)):
+            return x
+        bounds: list[tuple[tg.Bound, tg.Bound]] = [(lo, hi) for lo, hi in window]
+        return self.op(tg.ShrinkOp(x, bounds, _retyped(x, _size(window))))
+
+    def content(self, v: SSAValue, window: Window) -> SSAValue:
+        """The lanes of v inside `window`, without materializing v's padding."""
+        padded = invalid_pad(v)
+        if padded is not None:
+            x, w = padded
+            return self.shrink(x, [(lo - wl, hi - wl) for (lo, hi), (wl, _) in zip(window, w)])
+        value = splat_constant(v)
+        if value is not None:
+            return self.op(constant_like(_retyped(v, _size(window)), value))
+        return self.shrink(v, window)
+
+    def pad(self, x: SSAValue, window: Window, shape: Sequence[int], zero: bool) -> SSAValue:
+        if window == _full(shape):
+            return x
+        fill = None
+        if zero:
+            t = x.type
+            assert isinstance(t, TensorType)
+            fill = tg.pad_value_attr(0, t.element_type)
+        return self.op(tg.PadOp(x, _pad_bounds(window, shape), _retyped(x, shape), fill))
+
+
+def _window_of(v: SSAValue) -> Window:
+    padded = invalid_pad(v)
+    return padded[1] if padded is not None else _full(_shape(v))
+
+
+def _narrow_lanewise(
+    op: Operation, operands: Sequence[SSAValue], window: Window, rewriter: PatternRewriter
+) -> None:
+    """Rebuild lane-wise `op` on the window's content of `operands` and pad the result back."""
+    emit = _Emit(rewriter)
+    shape = _shape(op.results[0])
+    if any(hi <= lo for lo, hi in window):
+        return  # an all-Invalid result: invalid_rules handle it
+    contents = [
+        emit.content(v, window) if isinstance(v.type, TensorType) and _shape(v) == shape else v
+        for v in operands
+    ]
+    new = type(op).create(
+        operands=contents,
+        result_types=[_retyped(op.results[0], _size(window))],
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+    inner = emit.op(new)
+    rewriter.replace_op(op, [], [emit.pad(inner, window, shape, zero=False)])
+
+
+class ElementwiseOfInvalidPad(RewritePattern):
+    """f(pad_inv(x, w), c) -> pad_inv(f(x, c restricted to w), w), w the operands' common window."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not is_elementwise(op) or not _plain(op.results[0]):
+            return
+        if not any(invalid_pad(v) is not None for v in op.operands):
+            return
+        window = _full(_shape(op.results[0]))
+        for v in op.operands:
+            window = _intersect(window, _window_of(v))
+        _narrow_lanewise(op, list(op.operands), window, rewriter)
+
+
+class SelectOfInvalidPads(RewritePattern):
+    """where(c, pad_inv(x, w), pad_inv(y, w)) -> pad_inv(where(c[w], x, y), w); also the scalar
+    `arith.select` on tensors."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, tg.WhereOp):
+            cond: SSAValue | None = op.cond
+            values = (op.true_value, op.false_value)
+        elif isinstance(op, arith.SelectOp) and isinstance(op.result.type, TensorType):
+            cond, values = None, (op.lhs, op.rhs)
+        else:
+            return
+        if not _plain(op.results[0]):
+            return
+        padded = [invalid_pad(v) for v in values]
+        if any(p is None for p in padded):
+            return
+        windows = [p[1] for p in padded if p is not None]
+        if windows[0] != windows[1]:
+            return
+        window = windows[0] if cond is None else _intersect(windows[0], _window_of(cond))
+        _narrow_lanewise(op, list(op.operands), window, rewriter)
+
+
+class ExpandOfInvalidPad(RewritePattern):
+    """expand(pad_inv(x, w)) -> pad_inv(expand(x), w) when every padded axis keeps its size."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ExpandOp) or not _plain(op.result):
+            return
+        padded = invalid_pad(op.source)
+        if padded is None:
+            return
+        x, window = padded
+        old, new = _shape(op.source), _shape(op.result)
+        if any((lo, hi) != (0, o) and o != n for (lo, hi), o, n in zip(window, old, new)):
+            return
+        out_window = [(lo, hi) if o == n else (0, n) for (lo, hi), o, n in zip(window, old, new)]
+        emit = _Emit(rewriter)
+        inner = emit.op(tg.ExpandOp(x, _retyped(x, _size(out_window))))
+        rewriter.replace_op(op, [], [emit.pad(inner, out_window, new, zero=False)])
+
+
+class PermuteOfInvalidPad(RewritePattern):
+    """permute(pad_inv(x, w)) -> pad_inv(permute(x), permuted w)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.PermuteOp) or not _plain(op.result):
+            return
+        padded = invalid_pad(op.source)
+        if padded is None:
+            return
+        x, window = padded
+        order = op.order_list
+        out_window = [window[i] for i in order]
+        emit = _Emit(rewriter)
+        inner = emit.op(tg.PermuteOp(x, order, _retyped(x, _size(out_window))))
+        rewriter.replace_op(op, [], [emit.pad(inner, out_window, _shape(op.result), zero=False)])
+
+
+class ContiguousOfInvalidPad(RewritePattern):
+    """contiguous(pad_inv(x, w)) -> pad(contiguous(x), w) value 0: a store writes Invalid as 0."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ContiguousOp) or not _plain(op.result):
+            return
+        padded = invalid_pad(op.source)
+        if padded is None:
+            return
+        x, window = padded
+        emit = _Emit(rewriter)
+        inner = emit.op(tg.ContiguousOp(x))
+        rewriter.replace_op(op, [], [emit.pad(inner, window, _shape(op.result), zero=True)])
+
+
+class ReturnOfInvalidPad(RewritePattern):
+    """return pad_inv(x, w) -> return pad(x, w) value 0: a function result is a store."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, func.ReturnOp):
+            return
+        new_operands = list(op.arguments)
+        changed = False
+        emit = _Emit(rewriter)
+        for i, v in enumerate(op.arguments):
+            padded = invalid_pad(v)
+            if padded is not None:
+                x, window = padded
+                new_operands[i] = emit.pad(x, window, _shape(v), zero=True)
+                changed = True
+        if changed:
+            rewriter.replace_op(op, func.ReturnOp(*new_operands))
+
+
+class ReduceOverInvalidPadding(RewritePattern):
+    """reduce(pad_inv(x, w), axes) -> reduce(x, axes) when only reduced axes are padded: the
+    padding reduces as the identity (SPEC §4 rule 2)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ReduceOp) or not _plain(op.result):
+            return
+        padded = invalid_pad(op.source)
+        if padded is None:
+            return
+        x, window = padded
+        shape = _shape(op.source)
+        axes = op.axes_list
+        if any((lo, hi) != (0, n) for i, ((lo, hi), n) in enumerate(zip(window, shape)) if i not in axes):
+            return
+        if any(_shape(x)[i] == 0 for i in axes):
+            return
+        rewriter.replace_op(op, tg.ReduceOp(op.kind, x, axes, op.result.type))
+
+
+def _static_shrink(op: tg.ShrinkOp) -> Window | None:
+    out: Window = []
+    for lo, hi in op.bounds:
+        if not (isinstance(lo, int) and isinstance(hi, int)):
+            return None
+        out.append((lo, hi))
+    return out
+
+
+def _single_use_source(op: tg.ShrinkOp) -> Operation | None:
+    src = op.source
+    if not src.has_one_use() or not _plain(src):
+        return None
+    return src.owner if isinstance(src.owner, Operation) else None
+
+
+class ShrinkOfElementwise(RewritePattern):
+    """shrink(f(a, b), s) -> f(shrink(a, s), shrink(b, s)) when f's result has no other use."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ShrinkOp) or (window := _static_shrink(op)) is None:
+            return
+        producer = _single_use_source(op)
+        if producer is None:
+            return
+        lanewise = is_elementwise(producer) or isinstance(producer, tg.WhereOp) or (
+            isinstance(producer, arith.SelectOp) and isinstance(producer.result.type, TensorType)
+        )
+        if not lanewise:
+            return
+        emit = _Emit(rewriter)
+        shape = _shape(producer.results[0])
+        contents = [
+            emit.content(v, window) if isinstance(v.type, TensorType) and _shape(v) == shape else v
+            for v in producer.operands
+        ]
+        new = type(producer).create(
+            operands=contents,
+            result_types=[_retyped(producer.results[0], _size(window))],
+            properties=dict(producer.properties),
+            attributes=dict(producer.attributes),
+        )
+        rewriter.replace_op(op, new)
+
+
+class ShrinkOfReduce(RewritePattern):
+    """shrink(reduce(x, axes), s) -> reduce(shrink(x, s with reduced axes whole), axes)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ShrinkOp) or (window := _static_shrink(op)) is None:
+            return
+        producer = _single_use_source(op)
+        if not isinstance(producer, tg.ReduceOp):
+            return
+        axes = producer.axes_list
+        src_shape = _shape(producer.source)
+        src_window = [(0, src_shape[i]) if i in axes else w for i, w in enumerate(window)]
+        emit = _Emit(rewriter)
+        inner = emit.content(producer.source, src_window)
+        rewriter.replace_op(
+            op,
+            tg.ReduceOp(producer.kind, inner, axes, _retyped(op.result, _shape(op.result))),
+        )
+
+
+class ShrinkOfExpand(RewritePattern):
+    """shrink(expand(x), s) -> expand(shrink(x, s with expanded axes [0, 1)))."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ShrinkOp) or (window := _static_shrink(op)) is None:
+            return
+        producer = op.source.owner
+        if not isinstance(producer, tg.ExpandOp) or not _plain(producer.result):
+            return
+        old = _shape(producer.source)
+        src_window = [(0, 1) if o == 1 else w for w, o in zip(window, old, strict=True)]
+        emit = _Emit(rewriter)
+        inner = emit.shrink(producer.source, src_window)
+        rewriter.replace_op(op, tg.ExpandOp(inner, op.result.type))
+
+
+def invalid_window_patterns() -> list[RewritePattern]:
+    """The window-narrowing rules, in the order they are tried."""
+    return [
+        ElementwiseOfInvalidPad(),
+        SelectOfInvalidPads(),
+        ExpandOfInvalidPad(),
+        PermuteOfInvalidPad(),
+        ContiguousOfInvalidPad(),
+        ReturnOfInvalidPad(),
+        ReduceOverInvalidPadding(),
+        ShrinkOfElementwise(),
+        ShrinkOfReduce(),
+        ShrinkOfExpand(),
+    ]
+
+
+def narrow_messages(top: Operation) -> bool:
+    """Send only the window of a padded value: `send pad_inv(x, w)` becomes `send x`, and the
+    matching `recv` in the destination's module is padded back with zeros (a received value is
+    stored, so its Invalid lanes read 0). `top` holds the device modules of specialize-devices.
+    Returns whether any message changed."""
+    from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+
+    from xdsl_multi.dialects import devidx
+
+    modules: dict[int, ModuleOp] = {}
+    for op in top.walk():
+        attr = op.attributes.get("devidx.device")
+        if isinstance(op, ModuleOp) and isinstance(attr, IntegerAttr):
+            modules[attr.value.data] = op
+    recvs: dict[tuple[int, int, int], devidx.RecvOp] = {}
+    for device, module in modules.items():
+        for op in module.walk():
+            if isinstance(op, devidx.RecvOp):
+                recvs[(op.source.value.data, device, op.channel.value.data)] = op
+    changed = False
+    for device, module in modules.items():
+        for send in [op for op in module.walk() if isinstance(op, devidx.SendOp)]:
+            padded = invalid_pad(send.value)
+            key = (device, send.dest.value.data, send.channel.value.data)
+            if padded is None or key not in recvs:
+                continue
+            x, window = padded
+            recv = recvs.pop(key)
+            shape = _shape(recv.result)
+            send.operands[0] = x
+            narrow = devidx.RecvOp(recv.source.value.data, recv.channel.value.data, x.type)
+            fill = tg.pad_value_attr(0, x.type.element_type)  # type: ignore[union-attr]
+            widened = tg.PadOp(narrow.result, _pad_bounds(window, shape), recv.result.type, fill)
+            parent = recv.parent_block()
+            assert parent is not None
+            parent.insert_ops_before([narrow, widened], recv)
+            recv.result.replace_by(widened.result)
+            recv.detach()
+            recv.erase()
+            changed = True
+    return changed
