@@ -264,7 +264,9 @@ class MultiOptMain(xDSLOptMain):
         target = parse_spec(self.args.target).name
         try:
             return self.output_resulting_program(prog)
-        except DiagnosticException as e:
+        except (DiagnosticException, NotImplementedError) as e:
+            # xDSL's translators raise NotImplementedError for ops they do not handle: the IR
+            # was not lowered far enough for this target, which is the user's to fix.
             raise CompileError(
                 f"cannot emit target '{target}': {str(e).strip()}", op_pos(op_from_traceback(e))
             ) from e
