@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -85,17 +85,24 @@ def device_count(text: str) -> int | None:
 
 
 def _as_tensor(value: SSAValue, at: func.ReturnOp) -> SSAValue:
-    """A tensor<1xi64> that tells the scalar's value apart: i1 as 0/1, index k in [0, 64) as k."""
+    """A tensor<1xi64> that tells the scalar's value apart: i1 as 0/1, an index or integer k in
+    [0, 64) as k (other values read as 0)."""
     t = TensorType(i64, [1])
+    is_bool = isinstance(value.type, IntegerType) and value.type.width.data == 1
     consts = [
         arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [k]), t)
-        for k in range(2 if isinstance(value.type, IntegerType) else INDEX_RESULT_LIMIT)
+        for k in range(2 if is_bool else INDEX_RESULT_LIMIT)
     ]
-    if isinstance(value.type, IntegerType):
-        new = [*consts, arith.SelectOp(value, consts[1].result, consts[0].result)]
+    new: list[Operation] = list(consts)
+    if is_bool:
+        new.append(arith.SelectOp(value, consts[1].result, consts[0].result))
     else:
+        if not isinstance(value.type, IndexType):
+            cast = arith.IndexCastOp(value, IndexType())
+            new.append(cast)
+            value = cast.result
         stack = devidx.StackOp([c.result for c in consts])
-        new = [*consts, stack, devidx.IndexOp(stack.result, value)]
+        new += [stack, devidx.IndexOp(stack.result, value)]
     Rewriter.insert_op(new, InsertPoint.before(at))
     return new[-1].results[0]
 
