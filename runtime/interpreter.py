@@ -188,7 +188,7 @@ def _as_output(v: Value) -> np.ndarray:
     if isinstance(v, Lanes):
         return np.array(store(v).data)
     if isinstance(v, OnValue):
-        raise InterpreterError("internal: a placed value where a plain one was expected")
+        raise RuntimeError("interpreter bug: a placed value where a plain one was expected")
     return np.array(v)
 
 

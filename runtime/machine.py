@@ -32,6 +32,7 @@ from xdsl_multi.runtime.values import (
     dtype_of,
     is_bf16,
     op_error,
+    op_label,
     round_bf16,
 )
 
@@ -186,7 +187,7 @@ class Machine:
             else:
                 results = self.apply(op, args)
             if len(results) != len(op.results):
-                raise op_error(op, f"internal: {len(results)} values for {len(op.results)} results")
+                raise internal(op, f"{len(results)} values for {len(op.results)} results")
             for res, value in zip(op.results, results, strict=True):
                 env[res] = self.conform(op, res.type, value)
         parent = block.parent_op()
@@ -226,29 +227,29 @@ class Machine:
             value = OnValue((value,) * enc.num_devices)
         if isinstance(value, OnValue):
             if not isinstance(enc, OnAttr) or len(value.buffers) != enc.num_devices:
-                raise op_error(op, f"internal: a value on {len(value.buffers)} devices for type {t}")
+                raise internal(op, f"a value on {len(value.buffers)} devices for type {t}")
             return OnValue(tuple(self._check(op, t, b) for b in value.buffers))
         return self._check(op, t, value)
 
     def _check(self, op: Operation, t: Attribute, value: Value) -> Value:
         if isinstance(t, TensorType):
             if not isinstance(value, Lanes):
-                raise op_error(op, f"internal: result of type {t} is {type(value).__name__}")
+                raise internal(op, f"result of type {t} is {type(value).__name__}")
             data = value.data
             if is_bf16(t):
                 data = round_bf16(data)
                 value = Lanes(data, value.valid)
             if data.shape != tuple(t.get_shape()) or data.dtype != dtype_of(t):
                 raise op_error(
-                    op, f"internal: result of type {t} has shape {data.shape}, dtype {data.dtype}"
+                    op, f"result of type {t} has shape {data.shape}, dtype {data.dtype}"
                 )
             return value
         if not isinstance(value, np.generic):
-            raise op_error(op, f"internal: result of type {t} is {type(value).__name__}")
+            raise internal(op, f"result of type {t} is {type(value).__name__}")
         if is_bf16(t):
             value = round_bf16(np.asarray(value))[()]
         if value.dtype != dtype_of(t):
-            raise op_error(op, f"internal: result of type {t} has dtype {value.dtype}")
+            raise internal(op, f"result of type {t} has dtype {value.dtype}")
         return value
 
     # -- statistics -----------------------------------------------------------------------
@@ -279,6 +280,11 @@ class Machine:
 
     def _number(self, name: str) -> int:
         return self.device_names.index(name) if name in self.device_names else 0
+
+
+def internal(op: Operation, message: str) -> RuntimeError:
+    """A broken invariant of the interpreter itself (a bug, not a problem of the program)."""
+    return RuntimeError(f"interpreter bug at {op_label(op)}: {message}")
 
 
 def no_requests(run: Run, what: str) -> list[Value]:
