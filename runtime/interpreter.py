@@ -31,7 +31,6 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute
 from xdsl.traits import SymbolTable
-
 from xdsl_multi.dialects.devidx import Devidx
 from xdsl_multi.dialects.multi import OnAttr, placement_of
 from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, Run, no_requests
@@ -181,14 +180,16 @@ def run_module(
 
 def _check_count(found: int, num_devices: int | None) -> None:
     if num_devices is not None and num_devices != found:
-        raise InterpreterError(f"the program runs on {found} devices, but {num_devices} were asked for")
+        raise InterpreterError(
+            f"the program runs on {found} devices, but {num_devices} were asked for"
+        )
 
 
 def _as_output(v: Value) -> np.ndarray:
     if isinstance(v, Lanes):
         return np.array(store(v).data)
     if isinstance(v, OnValue):
-        raise RuntimeError("interpreter bug: a placed value where a plain one was expected")
+        raise TypeError("interpreter bug: a placed value where a plain one was expected")
     return np.array(v)
 
 
@@ -318,9 +319,7 @@ def _run_devices(
         )
     _check_count(n, num_devices)
     if sorted(mods) != list(range(n)):
-        raise InterpreterError(
-            f"device modules must be numbered 0..{n - 1}, found {sorted(mods)}"
-        )
+        raise InterpreterError(f"device modules must be numbered 0..{n - 1}, found {sorted(mods)}")
     check_devices_known(sig, devices)
     tables = make_tables()
     runs: list[Run] = []

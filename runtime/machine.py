@@ -22,7 +22,6 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.traits import SymbolTable
-
 from xdsl_multi.dialects.multi import OnAttr, ShardAttr, placement_of, shard_bounds
 from xdsl_multi.runtime.values import (
     InterpreterError,
@@ -169,7 +168,9 @@ class Machine:
     def call(self, f: func.FuncOp, args: list[Value]) -> Run:
         block = f.body.block
         if len(args) != len(block.args):
-            raise op_error(f, f"@{f.sym_name.data} takes {len(block.args)} arguments, got {len(args)}")
+            raise op_error(
+                f, f"@{f.sym_name.data} takes {len(block.args)} arguments, got {len(args)}"
+            )
         return self.run_block(block, args, {})
 
     def run_block(self, block: Block, block_args: list[Value], env: Env) -> Run:
@@ -191,7 +192,9 @@ class Machine:
             for res, value in zip(op.results, results, strict=True):
                 env[res] = self.conform(op, res.type, value)
         parent = block.parent_op()
-        raise InterpreterError(f"a block of {parent.name if parent else 'a region'} has no terminator")
+        raise InterpreterError(
+            f"a block of {parent.name if parent else 'a region'} has no terminator"
+        )
 
     # -- one op ---------------------------------------------------------------------------
 
@@ -240,9 +243,7 @@ class Machine:
                 data = round_bf16(data)
                 value = Lanes(data, value.valid)
             if data.shape != tuple(t.get_shape()) or data.dtype != dtype_of(t):
-                raise op_error(
-                    op, f"result of type {t} has shape {data.shape}, dtype {data.dtype}"
-                )
+                raise op_error(op, f"result of type {t} has shape {data.shape}, dtype {data.dtype}")
             return value
         if not isinstance(value, np.generic):
             raise internal(op, f"result of type {t} is {type(value).__name__}")

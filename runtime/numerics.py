@@ -15,13 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-
 from xdsl_multi.runtime.values import unsigned_dtype
 
 IntFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-_SIGNED = {1: np.dtype(np.int8), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
-           32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+_SIGNED = {
+    1: np.dtype(np.int8),
+    8: np.dtype(np.int8),
+    16: np.dtype(np.int16),
+    32: np.dtype(np.int32),
+    64: np.dtype(np.int64),
+}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects import func, scf
 from xdsl.ir import Operation
-
 from xdsl_multi.runtime.machine import ControlHandler, Env, Machine, Run
 from xdsl_multi.runtime.values import Value, op_error
 
@@ -45,7 +44,9 @@ def _int(op: Operation, v: Value, what: str) -> int:
 def for_(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
     """for iv = lb; iv < ub; iv += step (signed), carrying the iteration arguments."""
     assert isinstance(op, scf.ForOp)
-    lb, ub, step = (_int(op, v, w) for v, w in zip(args[:3], ("lower bound", "upper bound", "step")))
+    lb, ub, step = (
+        _int(op, v, w) for v, w in zip(args[:3], ("lower bound", "upper bound", "step"))
+    )
     if step <= 0:
         raise op_error(op, f"the step must be positive, found {step}")
     carried = list(args[3:])

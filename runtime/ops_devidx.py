@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
-
 from xdsl_multi.dialects import devidx
 from xdsl_multi.runtime.machine import (
     ControlHandler,

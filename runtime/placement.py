@@ -25,7 +25,6 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute
-
 from xdsl_multi.dialects.multi import OnAttr, ShardAttr, local_length, placement_of, shard_bounds
 from xdsl_multi.runtime.values import (
     InterpreterError,
@@ -75,7 +74,9 @@ def program_devices(module: ModuleOp) -> list[str]:
 
 def device_number(devices: Sequence[str], name: str) -> int:
     if name not in devices:
-        raise InterpreterError(f'device "{name}" is not in the program\'s device list {list(devices)}')
+        raise InterpreterError(
+            f'device "{name}" is not in the program\'s device list {list(devices)}'
+        )
     return list(devices).index(name)
 
 
@@ -202,7 +203,9 @@ def local_part(t: Attribute, x: np.ndarray, d: int, devices: Sequence[str]) -> n
     return x[enc.device_names.index(name)]
 
 
-def from_local_parts(t: Attribute, parts: Sequence[np.ndarray], devices: Sequence[str]) -> np.ndarray:
+def from_local_parts(
+    t: Attribute, parts: Sequence[np.ndarray], devices: Sequence[str]
+) -> np.ndarray:
     """The logical array of type `t` from every device's local (stored) result."""
     enc = placement_of(t)
     if enc is None:

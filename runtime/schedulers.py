@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import TensorType
-
 from xdsl_multi.runtime.machine import (
     FetchRequest,
     InterpStats,
@@ -77,7 +76,9 @@ def run_lockstep(runs: Sequence[Run], stats: InterpStats | None) -> list[list[Va
             req = inst[d].request
             if not isinstance(req, FetchRequest):
                 assert req is not None
-                raise op_error(req.op, "send/recv only run at the device level (one module per device)")
+                raise op_error(
+                    req.op, "send/recv only run at the device level (one module per device)"
+                )
             if req.op is not first.op:
                 raise op_error(
                     first.op,
@@ -88,7 +89,9 @@ def run_lockstep(runs: Sequence[Run], stats: InterpStats | None) -> list[list[Va
         answers = []
         for d, req in enumerate(requests):
             if not 0 <= req.src < n:
-                raise op_error(req.op, f"device {d} fetches from device {req.src}, outside [0, {n})")
+                raise op_error(
+                    req.op, f"device {d} fetches from device {req.src}, outside [0, {n})"
+                )
             value = requests[req.src].value
             if stats is not None and req.src != d:
                 stats.record_message(req.src, d, value.data.size)
@@ -122,7 +125,9 @@ def run_message_passing(runs: Sequence[Run], stats: InterpStats | None) -> list[
                 req = i.request
                 if isinstance(req, SendRequest):
                     if not 0 <= req.dest < n:
-                        raise op_error(req.op, f"device {d} sends to device {req.dest}, outside [0, {n})")
+                        raise op_error(
+                            req.op, f"device {d} sends to device {req.dest}, outside [0, {n})"
+                        )
                     mailbox.setdefault((d, req.dest, req.channel), deque()).append((req, req.value))
                     if stats is not None and req.dest != d:
                         stats.record_message(d, req.dest, req.value.data.size)
@@ -130,7 +135,8 @@ def run_message_passing(runs: Sequence[Run], stats: InterpStats | None) -> list[
                 elif isinstance(req, RecvRequest):
                     if not 0 <= req.source < n:
                         raise op_error(
-                            req.op, f"device {d} receives from device {req.source}, outside [0, {n})"
+                            req.op,
+                            f"device {d} receives from device {req.source}, outside [0, {n})",
                         )
                     queue = mailbox.get((req.source, d, req.channel))
                     if not queue:

@@ -72,7 +72,7 @@ class Lanes:
             return np.ones(self.data.shape, dtype=bool)
         return self.valid
 
-    def map(self, fn) -> Lanes:  # noqa: ANN001 - a movement function applied to data and mask
+    def map(self, fn) -> Lanes:
         """Apply one movement (reshape, transpose, slice...) to the data and the mask."""
         return Lanes(fn(self.data), None if self.valid is None else fn(self.valid))
 
@@ -117,10 +117,19 @@ def and_masks(*masks: np.ndarray | None) -> np.ndarray | None:
 # ---------------------------------------------------------------------------------------------
 
 
-_INT_DTYPES = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
-               32: np.dtype(np.int32), 64: np.dtype(np.int64)}
-_UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
-                64: np.dtype(np.uint64)}
+_INT_DTYPES = {
+    1: np.dtype(np.bool_),
+    8: np.dtype(np.int8),
+    16: np.dtype(np.int16),
+    32: np.dtype(np.int32),
+    64: np.dtype(np.int64),
+}
+_UINT_DTYPES = {
+    8: np.dtype(np.uint8),
+    16: np.dtype(np.uint16),
+    32: np.dtype(np.uint32),
+    64: np.dtype(np.uint64),
+}
 
 
 def element_type_of(t: Attribute) -> Attribute:

@@ -24,7 +24,6 @@ from typing import NoReturn
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute
-
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.multi import OnAttr, ShardAttr, local_length, placement_of, shard_bounds
 from xdsl_multi.runtime.interpreter import (
@@ -77,24 +76,49 @@ def _positive(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog=TOOL_NAME, description="Run func.func @main of a multi-device module.")
     p.add_argument("file", help="the MLIR module to run")
-    p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
-                   help=f"how to run it (default: {DEFAULT_BACKEND})")
-    p.add_argument("--devices", type=_positive, metavar="N",
-                   help="the number of devices; must match the program's device set")
-    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="an argument's logical value; NAME is its SSA name without %% or argK")
-    p.add_argument("--random-inputs", action="store_true",
-                   help="random values for the arguments not given with --input")
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=DEFAULT_BACKEND,
+        help=f"how to run it (default: {DEFAULT_BACKEND})",
+    )
+    p.add_argument(
+        "--devices",
+        type=_positive,
+        metavar="N",
+        help="the number of devices; must match the program's device set",
+    )
+    p.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="an argument's logical value; NAME is its SSA name without %% or argK",
+    )
+    p.add_argument(
+        "--random-inputs",
+        action="store_true",
+        help="random values for the arguments not given with --input",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of --random-inputs (default 0)")
-    p.add_argument("--output", metavar="FILE.npz",
-                   help="write the results (result0, result1, ...) instead of printing them")
+    p.add_argument(
+        "--output",
+        metavar="FILE.npz",
+        help="write the results (result0, result1, ...) instead of printing them",
+    )
     p.add_argument("--check", action="store_true", help="compare the backend with interp")
-    p.add_argument("--show-sharding", action="store_true",
-                   help="show which device holds which part of every argument and result")
+    p.add_argument(
+        "--show-sharding",
+        action="store_true",
+        help="show which device holds which part of every argument and result",
+    )
     p.add_argument("--time", action="store_true", help="report parse and run times (stderr)")
     p.add_argument("--entry", default="main", help=argparse.SUPPRESS)
-    p.add_argument("--show-traceback", action="store_true",
-                   help="on an internal error (exit code 2), also print the Python traceback")
+    p.add_argument(
+        "--show-traceback",
+        action="store_true",
+        help="on an internal error (exit code 2), also print the Python traceback",
+    )
     return p
 
 
@@ -231,8 +255,8 @@ def sharding_picture(label: str, t: Attribute, devices: Sequence[str], level: Le
         axis, n = enc.axis_index, enc.num_devices
         length = t.get_shape()[axis]
         s = local_length(length, n)
-        lines = [f"{label}: {t}", f"  sharded on axis {axis} ({length} rows) over {n} devices, "
-                 f"{s} rows per local buffer"]
+        summary = f"  sharded on axis {axis} ({length} rows) over {n} devices, {s} rows per buffer"
+        lines = [f"{label}: {t}", summary]
         for d in devices:
             if d not in enc.device_names:
                 lines.append(f"  {d:<{name_width}}  -")
@@ -246,7 +270,10 @@ def sharding_picture(label: str, t: Attribute, devices: Sequence[str], level: Le
         return lines
     if isinstance(enc, OnAttr):
         kind = "one buffer per device" if enc.num_devices > 1 else "one device"
-        lines = [f"{label}: {t}", f"  on {enc.num_devices} device{'s' if enc.num_devices > 1 else ''} ({kind})"]
+        lines = [
+            f"{label}: {t}",
+            f"  on {enc.num_devices} device{'s' if enc.num_devices > 1 else ''} ({kind})",
+        ]
         for d in devices:
             if d in enc.device_names:
                 i = enc.device_names.index(d)
@@ -265,8 +292,9 @@ def format_sharding(module: ModuleOp, sig: FunctionType, names: Sequence[str], l
     head = f"devices: {', '.join(devices)}" if devices else "devices: (no placed values)"
     lines = [head]
     for i, t in enumerate(sig.inputs.data):
-        lines += sharding_picture(f"arg{i} %{names[i]}" if names[i] != f"arg{i}" else f"arg{i}",
-                                  t, devices, level)
+        lines += sharding_picture(
+            f"arg{i} %{names[i]}" if names[i] != f"arg{i}" else f"arg{i}", t, devices, level
+        )
     for i, t in enumerate(sig.outputs.data):
         lines += sharding_picture(f"result{i}", t, devices, level)
     return "\n".join(lines) + "\n"
@@ -364,7 +392,7 @@ def run_multi_run(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
-    except Exception as e:  # a bug: in the interpreter or in this driver
+    except Exception as e:  # noqa: BLE001 - a bug in the interpreter or this driver: exit 2
         _report(internal_error(f"internal error in {TOOL_NAME}", e), tool, show_traceback)
         return EXIT_INTERNAL
 
@@ -372,7 +400,9 @@ def run_multi_run(argv: Sequence[str] | None = None) -> int:
 def _report(error: CompileError, tool: MultiRun | None, show_traceback: bool) -> None:
     if error.python_traceback and not show_traceback:
         error.python_traceback = None
-        error.notes.append(f"this is a bug; run {TOOL_NAME} again with --show-traceback for details")
+        error.notes.append(
+            f"this is a bug; run {TOOL_NAME} again with --show-traceback for details"
+        )
     sys.stdout.flush()
     sys.stderr.write(render(error, TOOL_NAME, tool.source if tool else None))
 

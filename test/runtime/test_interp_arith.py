@@ -12,7 +12,6 @@ import operator
 import numpy as np
 import pytest
 from interp_ir import binary, func, module, parse, rng, run1, unary
-
 from xdsl_multi.runtime.interpreter import run_module
 
 INT_DTYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64}
@@ -37,7 +36,9 @@ def int_inputs(dtype: type, n: int = 48, seed: int = 0) -> tuple[np.ndarray, np.
     special = np.array([0, 1, -1, info.min, info.max, info.min + 1, 7, -7, 3, -3], dtype)
     r = rng(seed)
     a = np.concatenate([special, r.integers(info.min, info.max, n, endpoint=True, dtype=dtype)])
-    b = np.concatenate([special[::-1], r.integers(info.min, info.max, n, endpoint=True, dtype=dtype)])
+    b = np.concatenate(
+        [special[::-1], r.integers(info.min, info.max, n, endpoint=True, dtype=dtype)]
+    )
     return a, b
 
 
@@ -107,10 +108,19 @@ def test_max_min_nan_and_signed_zero() -> None:
     b = np.array([2.0, 1.0, nan, 0.0, -0.0, -4.0], np.float32)
     ty = "tensor<6xf32>"
     cases = {
-        "arith.maximumf": ([2.0, nan, nan, 0.0, 0.0, -3.0], [False, False, False, False, False, False]),
-        "arith.minimumf": ([1.0, nan, nan, -0.0, -0.0, -4.0], [False, False, False, True, True, False]),
+        "arith.maximumf": (
+            [2.0, nan, nan, 0.0, 0.0, -3.0],
+            [False, False, False, False, False, False],
+        ),
+        "arith.minimumf": (
+            [1.0, nan, nan, -0.0, -0.0, -4.0],
+            [False, False, False, True, True, False],
+        ),
         "arith.maxnumf": ([2.0, 1.0, 2.0, 0.0, 0.0, -3.0], [False] * 6),
-        "arith.minnumf": ([1.0, 1.0, 2.0, -0.0, -0.0, -4.0], [False, False, False, True, True, False]),
+        "arith.minnumf": (
+            [1.0, 1.0, 2.0, -0.0, -0.0, -4.0],
+            [False, False, False, True, True, False],
+        ),
     }
     for op, (want, negative) in cases.items():
         got = run1(module(binary(op, ty)), a, b)
@@ -207,13 +217,20 @@ def test_shifts_including_out_of_range_amounts(op: str, elem: str) -> None:
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("op", ["arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori"])
+@pytest.mark.parametrize(
+    "op", ["arith.addi", "arith.muli", "arith.andi", "arith.ori", "arith.xori"]
+)
 def test_i1_arithmetic_is_modulo_2(op: str) -> None:
     a = np.array([False, False, True, True])
     b = np.array([False, True, False, True])
     got = run1(module(binary(op, "tensor<4xi1>")), a, b)
-    bits = {"arith.addi": operator.add, "arith.muli": operator.mul, "arith.andi": operator.and_,
-            "arith.ori": operator.or_, "arith.xori": operator.xor}[op]
+    bits = {
+        "arith.addi": operator.add,
+        "arith.muli": operator.mul,
+        "arith.andi": operator.and_,
+        "arith.ori": operator.or_,
+        "arith.xori": operator.xor,
+    }[op]
     np.testing.assert_array_equal(got, [bool(bits(int(x), int(y)) % 2) for x, y in zip(a, b)])
     assert got.dtype == np.bool_
 
@@ -228,8 +245,13 @@ def test_index_arithmetic_on_scalars() -> None:
     %f = arith.floordivsi %s, %c3 : index
     %c = arith.ceildivsi %s, %c3 : index
     """
-    text = module(func([("a", "index"), ("b", "index")], body,
-                       [("q", "index"), ("r", "index"), ("f", "index"), ("c", "index")]))
+    text = module(
+        func(
+            [("a", "index"), ("b", "index")],
+            body,
+            [("q", "index"), ("r", "index"), ("f", "index"), ("c", "index")],
+        )
+    )
     m = parse(text)
     for a, b in [(2, 13), (5, 1), (0, 0), (-4, 2)]:
         s = 3 * a - b
@@ -257,23 +279,53 @@ CMPI = {
 
 @pytest.mark.parametrize("pred", sorted(CMPI))
 def test_cmpi_on_scalars(pred: str) -> None:
-    m = parse(module(func([("a", "i8"), ("b", "i8")], f"%r = arith.cmpi {pred}, %a, %b : i8",
-                          [("r", "i1")])))
+    m = parse(
+        module(
+            func([("a", "i8"), ("b", "i8")], f"%r = arith.cmpi {pred}, %a, %b : i8", [("r", "i1")])
+        )
+    )
     for x, y in [(1, 2), (2, 1), (-1, 1), (1, -1), (5, 5), (-128, 127)]:
         (got,) = run_module(m, [np.int8(x), np.int8(y)])
         assert got.dtype == np.bool_ and bool(got) == CMPI[pred](x, y, 8), (pred, x, y)
 
 
-CMPF = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-        "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]
+CMPF = [
+    "false",
+    "oeq",
+    "ogt",
+    "oge",
+    "olt",
+    "ole",
+    "one",
+    "ord",
+    "ueq",
+    "ugt",
+    "uge",
+    "ult",
+    "ule",
+    "une",
+    "uno",
+    "true",
+]
 
 
 @pytest.mark.parametrize("pred", CMPF)
 def test_cmpf_on_scalars(pred: str) -> None:
-    m = parse(module(func([("a", "f32"), ("b", "f32")], f"%r = arith.cmpf {pred}, %a, %b : f32",
-                          [("r", "i1")])))
-    rel = {"eq": operator.eq, "gt": operator.gt, "ge": operator.ge, "lt": operator.lt,
-           "le": operator.le, "ne": operator.ne}
+    m = parse(
+        module(
+            func(
+                [("a", "f32"), ("b", "f32")], f"%r = arith.cmpf {pred}, %a, %b : f32", [("r", "i1")]
+            )
+        )
+    )
+    rel = {
+        "eq": operator.eq,
+        "gt": operator.gt,
+        "ge": operator.ge,
+        "lt": operator.lt,
+        "le": operator.le,
+        "ne": operator.ne,
+    }
     for x, y in [(1.0, 2.0), (2.0, 1.0), (3.0, 3.0), (math.nan, 1.0), (1.0, math.nan)]:
         (got,) = run_module(m, [np.float32(x), np.float32(y)])
         unordered = math.isnan(x) or math.isnan(y)
@@ -293,9 +345,21 @@ def test_select_scalar_condition_on_tensors_and_scalars() -> None:
     %r = arith.select %c, %a, %b : tensor<3xf32>
     %s = arith.select %c, %x, %y : i32
     """
-    m = parse(module(func(
-        [("c", "i1"), ("a", "tensor<3xf32>"), ("b", "tensor<3xf32>"), ("x", "i32"), ("y", "i32")],
-        body, [("r", "tensor<3xf32>"), ("s", "i32")])))
+    m = parse(
+        module(
+            func(
+                [
+                    ("c", "i1"),
+                    ("a", "tensor<3xf32>"),
+                    ("b", "tensor<3xf32>"),
+                    ("x", "i32"),
+                    ("y", "i32"),
+                ],
+                body,
+                [("r", "tensor<3xf32>"), ("s", "i32")],
+            )
+        )
+    )
     a, b = np.ones(3, np.float32), np.zeros(3, np.float32)
     r, s = run_module(m, [np.bool_(True), a, b, np.int32(4), np.int32(5)])
     np.testing.assert_array_equal(r, a)
@@ -319,9 +383,19 @@ def test_constants() -> None:
     %n = arith.constant 42 : index
     %y = arith.constant 2.25 : f64
     """
-    results = [("f", "tensor<2x3xf32>"), ("g", "tensor<2x3xf64>"), ("i", "tensor<3xi16>"),
-               ("b", "tensor<2xi1>"), ("h", "tensor<2xbf16>"), ("p", "tensor<2xf16>"),
-               ("x", "tensor<2xindex>"), ("s", "i8"), ("t", "i1"), ("n", "index"), ("y", "f64")]
+    results = [
+        ("f", "tensor<2x3xf32>"),
+        ("g", "tensor<2x3xf64>"),
+        ("i", "tensor<3xi16>"),
+        ("b", "tensor<2xi1>"),
+        ("h", "tensor<2xbf16>"),
+        ("p", "tensor<2xf16>"),
+        ("x", "tensor<2xindex>"),
+        ("s", "i8"),
+        ("t", "i1"),
+        ("n", "index"),
+        ("y", "f64"),
+    ]
     out = run_module(parse(module(func([], body, results))), [])
     want = [
         np.full((2, 3), 1.5, np.float32),
@@ -357,7 +431,12 @@ def test_integer_extensions_and_truncation() -> None:
     assert _convert("arith.extui", "i8", "i32", vals, np.int8) == [v % 256 for v in vals]
     wide = [0, 255, 256, -129, 70000, -1]
     assert _convert("arith.trunci", "i32", "i8", wide, np.int32) == [wrap(v, 8) for v in wide]
-    assert _convert("arith.trunci", "i32", "i1", [0, 1, 2, 3], np.int32) == [False, True, False, True]
+    assert _convert("arith.trunci", "i32", "i1", [0, 1, 2, 3], np.int32) == [
+        False,
+        True,
+        False,
+        True,
+    ]
     assert _convert("arith.extsi", "i1", "i32", [False, True], np.bool_) == [0, -1]
     assert _convert("arith.extui", "i1", "i32", [False, True], np.bool_) == [0, 1]
     assert _convert("arith.index_cast", "index", "i8", [300, -1], np.int64) == [44, -1]

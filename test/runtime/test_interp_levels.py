@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from interp_ir import devs, func, module, on, parse, rng, run, shard, t
-
 from xdsl_multi.dialects import make_context
 from xdsl_multi.runtime.interpreter import (
     InterpreterError,
@@ -49,8 +48,9 @@ RING = """
 def test_spmd_fetch_from_the_next_device(n: int) -> None:
     local = t([2, 3])
     sig = f"({t([2, 3], enc=on(n))}) -> ({t([2, 3], enc=on(n))})"
-    text = module(func([("x", local)], RING.format(n=n, local=local), [("f", local)]),
-                  attrs=attrs(n, sig))
+    text = module(
+        func([("x", local)], RING.format(n=n, local=local), [("f", local)]), attrs=attrs(n, sig)
+    )
     x = rng(n).standard_normal((n, 2, 3)).astype(np.float32)
     stats = InterpStats()
     (got,) = run(text, x, stats=stats)
@@ -78,7 +78,9 @@ def test_spmd_multi_as_an_invalid_pad_with_device_dependent_bounds(n: int, rows:
     %end = arith.addi %lo, %s : index
     %y = tg.shrink %p [[%lo, %end], [0, 2]] : {t([n * s, 2])} -> {local}
     """
-    sig = f"({t([rows, 2], enc=shard(n))}) -> ({t([rows, 2], enc=shard(n))}, {t([1, 2], enc=on(n))})"
+    sig = (
+        f"({t([rows, 2], enc=shard(n))}) -> ({t([rows, 2], enc=shard(n))}, {t([1, 2], enc=on(n))})"
+    )
     text = module(func([("x", local)], body, [("y", local), ("r", t([1, 2]))]), attrs=attrs(n, sig))
     x = rng(rows).standard_normal((rows, 2)).astype(np.float32)
     y, r = run(text, x)
@@ -116,8 +118,9 @@ def test_spmd_scf_and_calls_run_per_device() -> None:
       scf.yield %y : {t([2])}
     }}
     """
-    double = func([("v", t([2]))], f"%w = arith.addf %v, %v : {t([2])}", [("w", t([2]))],
-                  name="double")
+    double = func(
+        [("v", t([2]))], f"%w = arith.addf %v, %v : {t([2])}", [("w", t([2]))], name="double"
+    )
     sig = f"({t([2])}) -> ({t([2], enc=on(3))})"
     text = module(func([("x", t([2]))], body, [("r", t([2]))]), double, attrs=attrs(3, sig))
     (got,) = run(text, np.array([1.0, 3.0], np.float32))
@@ -125,18 +128,30 @@ def test_spmd_scf_and_calls_run_per_device() -> None:
 
 
 def test_spmd_fetch_outside_the_devices_is_an_error() -> None:
-    text = module(func([("x", t([2]))], f"""
+    text = module(
+        func(
+            [("x", t([2]))],
+            f"""
     %d = devidx.device_num : index
     %one = arith.constant 1 : index
     %src = arith.addi %d, %one : index
     %f = devidx.fetch %x from %src : {t([2])}
-    """, [("f", t([2]))]), attrs=attrs(2))
-    with pytest.raises(InterpreterError, match=r"devidx.fetch: device 1 fetches from device 2, outside \[0, 2\)"):
+    """,
+            [("f", t([2]))],
+        ),
+        attrs=attrs(2),
+    )
+    with pytest.raises(
+        InterpreterError, match=r"devidx.fetch: device 1 fetches from device 2, outside \[0, 2\)"
+    ):
         run(text, np.zeros(2, np.float32))
 
 
 def test_spmd_devices_that_diverge_at_a_fetch_are_an_error() -> None:
-    text = module(func([("x", t([2]))], f"""
+    text = module(
+        func(
+            [("x", t([2]))],
+            f"""
     %d = devidx.device_num : index
     %zero = arith.constant 0 : index
     %is0 = arith.cmpi eq, %d, %zero : index
@@ -146,7 +161,11 @@ def test_spmd_devices_that_diverge_at_a_fetch_are_an_error() -> None:
     }} else {{
       scf.yield %x : {t([2])}
     }}
-    """, [("r", t([2]))]), attrs=attrs(2))
+    """,
+            [("r", t([2]))],
+        ),
+        attrs=attrs(2),
+    )
     with pytest.raises(InterpreterError, match="devices took different paths"):
         run(text, np.zeros(2, np.float32))
 
@@ -165,25 +184,40 @@ def test_spmd_device_count_without_attribute_comes_from_num_devices() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def device_module(k: int, body: str, args: list[tuple[str, str]], results: list[tuple[str, str]]) -> str:
-    return (f'builtin.module attributes {{devidx.device = {k} : i64, sym_name = "device_{k}"}} {{\n'
-            + func(args, body, results) + "\n}")
+def device_module(
+    k: int, body: str, args: list[tuple[str, str]], results: list[tuple[str, str]]
+) -> str:
+    return (
+        f'builtin.module attributes {{devidx.device = {k} : i64, sym_name = "device_{k}"}} {{\n'
+        + func(args, body, results)
+        + "\n}"
+    )
 
 
 def test_device_level_send_and_recv() -> None:
     """Device 0 sends 2x to device 1 on channel 7; device 1 sends x + 1 back on channel 3."""
     ty = t([2, 2])
-    dev0 = device_module(0, f"""
+    dev0 = device_module(
+        0,
+        f"""
     %y = arith.addf %x, %x : {ty}
     devidx.send %y to 1 channel 7 : {ty}
     %r = devidx.recv from 1 channel 3 : {ty}
-    """, [("x", ty)], [("r", ty)])
-    dev1 = device_module(1, f"""
+    """,
+        [("x", ty)],
+        [("r", ty)],
+    )
+    dev1 = device_module(
+        1,
+        f"""
     %r = devidx.recv from 0 channel 7 : {ty}
     %one = arith.constant dense<1.0> : {ty}
     %z = arith.addf %x, %one : {ty}
     devidx.send %z to 0 channel 3 : {ty}
-    """, [("x", ty)], [("r", ty)])
+    """,
+        [("x", ty)],
+        [("r", ty)],
+    )
     sig = f"({t([4, 2], enc=shard(2))}) -> ({t([2, 2], enc=on(2))})"
     text = module(dev0, dev1, attrs=attrs(2, sig))
     assert detect_level(parse(text)) is Level.DEVICE
@@ -198,16 +232,26 @@ def test_device_level_send_and_recv() -> None:
 
 def test_device_level_messages_on_one_channel_arrive_in_order() -> None:
     ty = t([1], "i32")
-    dev0 = device_module(0, f"""
+    dev0 = device_module(
+        0,
+        f"""
     %one = arith.constant dense<1> : {ty}
     %two = arith.constant dense<2> : {ty}
     devidx.send %one to 1 channel 0 : {ty}
     devidx.send %two to 1 channel 0 : {ty}
-    """, [], [("one", ty), ("two", ty)])  # every device returns every result; these are unused
-    dev1 = device_module(1, f"""
+    """,
+        [],
+        [("one", ty), ("two", ty)],
+    )  # every device returns every result; these are unused
+    dev1 = device_module(
+        1,
+        f"""
     %a = devidx.recv from 0 channel 0 : {ty}
     %b = devidx.recv from 0 channel 0 : {ty}
-    """, [], [("a", ty), ("b", ty)])
+    """,
+        [],
+        [("a", ty), ("b", ty)],
+    )
     sig = f"() -> ({t([1], 'i32', on(['CPU:1']))}, {t([1], 'i32', on(['CPU:1']))})"
     a, b = run(module(dev0, dev1, attrs=attrs(2, sig)))
     assert (int(a[0]), int(b[0])) == (1, 2)
@@ -215,13 +259,24 @@ def test_device_level_messages_on_one_channel_arrive_in_order() -> None:
 
 def test_device_level_deadlock_names_devices_channels_and_sources() -> None:
     ty = t([2])
-    dev0 = device_module(0, f"%r = devidx.recv from 1 channel 5 : {ty}\ndevidx.send %r to 1 channel 6 : {ty}",
-                         [], [("r", ty)])
-    dev1 = device_module(1, f"%r = devidx.recv from 0 channel 6 : {ty}\ndevidx.send %r to 0 channel 5 : {ty}",
-                         [], [("r", ty)])
+    dev0 = device_module(
+        0,
+        f"%r = devidx.recv from 1 channel 5 : {ty}\ndevidx.send %r to 1 channel 6 : {ty}",
+        [],
+        [("r", ty)],
+    )
+    dev1 = device_module(
+        1,
+        f"%r = devidx.recv from 0 channel 6 : {ty}\ndevidx.send %r to 0 channel 5 : {ty}",
+        [],
+        [("r", ty)],
+    )
     sig = f"() -> ({t([2], enc=on(2))})"
-    with pytest.raises(InterpreterError, match=r"deadlock: device 0 at devidx.recv.* waits for device 1 "
-                       r"channel 5; device 1 at devidx.recv.* waits for device 0 channel 6"):
+    with pytest.raises(
+        InterpreterError,
+        match=r"deadlock: device 0 at devidx.recv.* waits for device 1 "
+        r"channel 5; device 1 at devidx.recv.* waits for device 0 channel 6",
+    ):
         run(module(dev0, dev1, attrs=attrs(2, sig)))
 
 
@@ -229,7 +284,9 @@ def test_device_level_unreceived_send_is_an_error() -> None:
     ty = t([2])
     dev0 = device_module(0, f"devidx.send %x to 1 channel 9 : {ty}", [("x", ty)], [("x", ty)])
     dev1 = device_module(1, "", [("x", ty)], [("x", ty)])
-    with pytest.raises(InterpreterError, match="sends never received: device 0 -> device 1 channel 9"):
+    with pytest.raises(
+        InterpreterError, match="sends never received: device 0 -> device 1 channel 9"
+    ):
         run(module(dev0, dev1, attrs=attrs(2)), np.zeros(2, np.float32))
 
 
@@ -242,7 +299,9 @@ def test_device_level_received_type_must_match() -> None:
 
 def test_device_level_needs_every_device_module() -> None:
     dev0 = device_module(0, "", [], [])
-    with pytest.raises(InterpreterError, match="lists 2 devices but the module has 1 device modules"):
+    with pytest.raises(
+        InterpreterError, match="lists 2 devices but the module has 1 device modules"
+    ):
         run(module(dev0, attrs=attrs(2)))
     dev2 = device_module(2, "", [], [])
     with pytest.raises(InterpreterError, match=r"numbered 0..1, found \[0, 2\]"):
@@ -262,7 +321,9 @@ def test_input_errors_name_the_argument() -> None:
     run_module(m, ok)
     with pytest.raises(InterpreterError, match=r"argument 0 \(x\): expected shape \(2, 3\)"):
         run_module(m, [np.zeros((3, 2), np.float32), np.int64(1)])
-    with pytest.raises(InterpreterError, match=r"argument 0 \(x\): expected dtype float32 .* found float64"):
+    with pytest.raises(
+        InterpreterError, match=r"argument 0 \(x\): expected dtype float32 .* found float64"
+    ):
         run_module(m, [np.zeros((2, 3)), np.int64(1)])
     with pytest.raises(InterpreterError, match="takes 2 arguments, got 1 inputs"):
         run_module(m, ok[:1])
@@ -274,7 +335,9 @@ def test_input_errors_name_the_argument() -> None:
 def test_unsupported_op_names_the_op_and_its_location() -> None:
     text = module(func([("x", "i32")], "%r:2 = arith.mului_extended %x, %x : i32", [("x", "i32")]))
     m = parse_module(make_context(), text, "prog.mlir")  # gives every op a file:line:col
-    with pytest.raises(InterpreterError, match=r"arith.mului_extended \(prog.mlir:3:3\): this op is not supported"):
+    with pytest.raises(
+        InterpreterError, match=r"arith.mului_extended \(prog.mlir:3:3\): this op is not supported"
+    ):
         run_module(m, [np.int32(1)])
 
 
@@ -289,9 +352,19 @@ def test_inputs_are_never_modified() -> None:
 
 
 def test_random_inputs_follow_the_logical_signature() -> None:
-    sig_text = module(func([("a", t([5, 2], enc=shard(2))), ("b", t([3], "i32", on(4))),
-                            ("c", "index"), ("d", t([2], "i1")), ("e", t([2], "bf16"))], "",
-                           []))
+    sig_text = module(
+        func(
+            [
+                ("a", t([5, 2], enc=shard(2))),
+                ("b", t([3], "i32", on(4))),
+                ("c", "index"),
+                ("d", t([2], "i1")),
+                ("e", t([2], "bf16")),
+            ],
+            "",
+            [],
+        )
+    )
     sig = logical_signature(parse(sig_text))
     a, b, c, d, e = random_inputs(sig, seed=3)
     assert a.shape == (5, 2) and a.dtype == np.float32

@@ -9,7 +9,6 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 import pytest
 from interp_ir import binary, func, module, parse, rng, run1, unary
-
 from xdsl_multi.runtime.interpreter import run_module
 
 
@@ -44,7 +43,10 @@ UNARY = {
     "math.log10": (math.log10, lambda: _u(0.01, 100)),
     "math.log1p": (math.log1p, lambda: np.concatenate([_u(-0.9, 5), [1e-12]])),
     "math.log2": (math.log2, lambda: _u(0.01, 100)),
-    "math.round": (_round_half_away, lambda: np.array([0.5, 1.5, 2.5, -0.5, -2.5, 2.4, -2.6, 0.49999999999999994])),
+    "math.round": (
+        _round_half_away,
+        lambda: np.array([0.5, 1.5, 2.5, -0.5, -2.5, 2.4, -2.6, 0.49999999999999994]),
+    ),
     "math.roundeven": (round, lambda: np.array([0.5, 1.5, 2.5, -0.5, -2.5, 2.4, -2.6, 3.5])),
     "math.rsqrt": (lambda x: 1.0 / math.sqrt(x), lambda: _u(0.01, 100)),
     "math.sin": (math.sin, lambda: _u(-7, 7)),
@@ -95,17 +97,26 @@ def test_float_binary(op: str) -> None:
 
 def test_fma() -> None:
     a, b, c = (rng(s).standard_normal(20).astype(np.float32) for s in (1, 2, 3))
-    text = module(func([("a", "tensor<20xf32>"), ("b", "tensor<20xf32>"), ("c", "tensor<20xf32>")],
-                       "%r = math.fma %a, %b, %c : tensor<20xf32>", [("r", "tensor<20xf32>")]))
+    text = module(
+        func(
+            [("a", "tensor<20xf32>"), ("b", "tensor<20xf32>"), ("c", "tensor<20xf32>")],
+            "%r = math.fma %a, %b, %c : tensor<20xf32>",
+            [("r", "tensor<20xf32>")],
+        )
+    )
     got = run1(text, a, b, c)
     want = np.array([float(x) * float(y) + float(z) for x, y, z in zip(a, b, c)], np.float32)
     np.testing.assert_array_equal(got, want)
 
 
 def test_fpowi() -> None:
-    text = module(func([("a", "tensor<4xf32>"), ("b", "tensor<4xi32>")],
-                       "%r = math.fpowi %a, %b : tensor<4xf32>, tensor<4xi32>",
-                       [("r", "tensor<4xf32>")]))
+    text = module(
+        func(
+            [("a", "tensor<4xf32>"), ("b", "tensor<4xi32>")],
+            "%r = math.fpowi %a, %b : tensor<4xf32>, tensor<4xi32>",
+            [("r", "tensor<4xf32>")],
+        )
+    )
     got = run1(text, np.array([2, 3, 0.5, -2], np.float32), np.array([3, -2, 2, 3], np.int32))
     np.testing.assert_allclose(got, [8.0, 1 / 9, 0.25, -8.0], rtol=1e-7)
 

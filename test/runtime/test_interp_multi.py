@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from interp_ir import devs, func, module, on, parse, rng, run, run1, shard, t
-
 from xdsl_multi.runtime.interpreter import InterpreterError, InterpStats, run_module
 
 
@@ -27,10 +26,13 @@ def test_shard_bounds_examples_from_the_spec() -> None:
 @pytest.mark.parametrize("n,rows", [(1, 5), (2, 8), (3, 7), (3, 4), (4, 8), (8, 3)])
 def test_multi_concatenates_the_valid_rows(n: int, rows: int) -> None:
     s = -(-rows // n)
-    text = module(func(
-        [("x", t([s, 2], enc=on(n)))],
-        f"%m = multi.multi %x axis 0 : {t([s, 2], enc=on(n))} -> {t([rows, 2], enc=shard(n))}",
-        [("m", t([rows, 2], enc=shard(n)))]))
+    text = module(
+        func(
+            [("x", t([s, 2], enc=on(n)))],
+            f"%m = multi.multi %x axis 0 : {t([s, 2], enc=on(n))} -> {t([rows, 2], enc=shard(n))}",
+            [("m", t([rows, 2], enc=shard(n)))],
+        )
+    )
     buffers = rng(n).standard_normal((n, s, 2)).astype(np.float32)
     got = run1(text, buffers if n > 1 else buffers[0])
     want = np.concatenate([buffers[k, : hi - lo] for k, (lo, hi) in enumerate(bounds(rows, n))])
@@ -38,13 +40,18 @@ def test_multi_concatenates_the_valid_rows(n: int, rows: int) -> None:
 
 
 def test_multi_on_axis_1() -> None:
-    text = module(func(
-        [("x", t([2, 3], enc=on(3)))],
-        f"%m = multi.multi %x axis 1 : {t([2, 3], enc=on(3))} -> {t([2, 7], enc=shard(3, 1))}",
-        [("m", t([2, 7], enc=shard(3, 1)))]))
+    text = module(
+        func(
+            [("x", t([2, 3], enc=on(3)))],
+            f"%m = multi.multi %x axis 1 : {t([2, 3], enc=on(3))} -> {t([2, 7], enc=shard(3, 1))}",
+            [("m", t([2, 7], enc=shard(3, 1)))],
+        )
+    )
     buffers = np.arange(18, dtype=np.float32).reshape(3, 2, 3)
     got = run1(text, buffers)
-    np.testing.assert_array_equal(got, np.concatenate([buffers[0], buffers[1], buffers[2][:, :1]], 1))
+    np.testing.assert_array_equal(
+        got, np.concatenate([buffers[0], buffers[1], buffers[2][:, :1]], 1)
+    )
 
 
 def test_mselect_and_mstack() -> None:
@@ -105,7 +112,9 @@ def test_copy_broadcast() -> None:
 
 def test_copy_permute_moves_buffer_i_to_device_i() -> None:
     many = full((3, 2, 2))
-    got = run1(copy_module(t([2, 2], enc=on(3)), t([2, 2], enc=on(["CPU:5", "CPU:4", "CPU:3"]))), many)
+    got = run1(
+        copy_module(t([2, 2], enc=on(3)), t([2, 2], enc=on(["CPU:5", "CPU:4", "CPU:3"]))), many
+    )
     np.testing.assert_array_equal(got, many)
 
 
@@ -118,7 +127,9 @@ def test_copy_scatter(rows: int) -> None:
     # reshard to another axis and to other devices
     got = run1(copy_module(t([rows, 6], enc=shard(3)), t([rows, 6], enc=shard(4, 1))), x)
     np.testing.assert_array_equal(got, x)
-    got = run1(copy_module(t([rows, 6], enc=shard(2)), t([rows, 6], enc=shard(["CPU:1", "CPU:0"]))), x)
+    got = run1(
+        copy_module(t([rows, 6], enc=shard(2)), t([rows, 6], enc=shard(["CPU:1", "CPU:0"]))), x
+    )
     np.testing.assert_array_equal(got, x)
 
 
@@ -154,7 +165,9 @@ def test_allreduce(n: int, kind: str) -> None:
     # integers, to other devices
     ity = t([3], "i32", on(n))
     dst = t([3], "i32", on(["CPU:9", "CPU:8"]))
-    text = module(func([("x", ity)], f"%r = multi.allreduce {kind} %x : {ity} -> {dst}", [("r", dst)]))
+    text = module(
+        func([("x", ity)], f"%r = multi.allreduce {kind} %x : {ity} -> {dst}", [("r", dst)])
+    )
     xi = rng(n).integers(-5, 6, (n, 3)).astype(np.int32)
     got = run1(text, xi if n > 1 else xi[0])
     want = {"add": np.sum, "mul": np.prod, "max": np.max}[kind](xi.astype(np.int64), axis=0)
@@ -176,8 +189,13 @@ def test_sharded_elementwise_and_reductions(rows: int) -> None:
     %r0 = tg.reduce add %e [0] : {st} -> {t([1, 3], enc=on(3))}
     %r1 = tg.reduce max %e [1] : {st} -> {t([rows, 1], enc=shard(3))}
     """
-    text = module(func([("x", st)], body, [("y", st), ("r0", t([1, 3], enc=on(3))),
-                                           ("r1", t([rows, 1], enc=shard(3)))]))
+    text = module(
+        func(
+            [("x", st)],
+            body,
+            [("y", st), ("r0", t([1, 3], enc=on(3))), ("r1", t([rows, 1], enc=shard(3)))],
+        )
+    )
     x = full((rows, 3))
     y, r0, r1 = run(text, x)
     np.testing.assert_array_equal(y, x + 1)
@@ -193,8 +211,17 @@ def test_sharded_shrink_selects_one_shard_or_keeps_the_axis() -> None:
     %b = tg.shrink %x [[6, 7], [0, 2]] : {st} -> {t([1, 2], enc=on(3))}
     %c = tg.shrink %x [[0, 7], [1, 2]] : {st} -> {t([7, 1], enc=shard(3))}
     """
-    text = module(func([("x", st)], body, [("a", t([3, 2], enc=on(3))), ("b", t([1, 2], enc=on(3))),
-                                           ("c", t([7, 1], enc=shard(3)))]))
+    text = module(
+        func(
+            [("x", st)],
+            body,
+            [
+                ("a", t([3, 2], enc=on(3))),
+                ("b", t([1, 2], enc=on(3))),
+                ("c", t([7, 1], enc=shard(3))),
+            ],
+        )
+    )
     x = full((7, 2))
     a, b, c = run(text, x)
     np.testing.assert_array_equal(a, np.stack([x[3:6]] * 3))
@@ -210,8 +237,12 @@ def test_sharded_movement() -> None:
     %f = tg.flip %x [1] : {st}
     %q = tg.pad %x [[0, 0], [1, 1]] value 9.0 : {st} -> {t([6, 6], enc=shard(2))}
     """
-    outs = [("p", t([4, 6], enc=shard(2, 1))), ("r", t([6, 2, 2], enc=shard(2))), ("f", st),
-            ("q", t([6, 6], enc=shard(2)))]
+    outs = [
+        ("p", t([4, 6], enc=shard(2, 1))),
+        ("r", t([6, 2, 2], enc=shard(2))),
+        ("f", st),
+        ("q", t([6, 6], enc=shard(2))),
+    ]
     x = full((6, 4))
     p, r, f, q = run(module(func([("x", st)], body, outs)), x)
     np.testing.assert_array_equal(p, x.T)
@@ -249,7 +280,9 @@ def test_device_count_from_attribute_or_first_appearance() -> None:
     run(text, x, num_devices=2)
     with pytest.raises(InterpreterError, match="runs on 2 devices, but 3 were asked for"):
         run(text, x, num_devices=3)
-    with_attr = module(func([("x", ty)], body, [("r", ty)]), attrs='multi.devices = ["A", "B", "C"]')
+    with_attr = module(
+        func([("x", ty)], body, [("r", ty)]), attrs='multi.devices = ["A", "B", "C"]'
+    )
     run(with_attr, x, num_devices=3)
     with pytest.raises(InterpreterError, match="runs on 3 devices"):
         run(with_attr, x, num_devices=2)
@@ -266,8 +299,13 @@ def test_stats_count_computed_elements_per_device() -> None:
 
 def test_results_are_writable_arrays_and_inputs_untouched() -> None:
     ty = t([3], enc=on(2))
-    text = module(func([("x", ty)], f"%r = multi.copy %x : {ty} -> {t([3], enc=on(['CPU:5']))}",
-                       [("r", t([3], enc=on(["CPU:5"])))]))
+    text = module(
+        func(
+            [("x", ty)],
+            f"%r = multi.copy %x : {ty} -> {t([3], enc=on(['CPU:5']))}",
+            [("r", t([3], enc=on(["CPU:5"])))],
+        )
+    )
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     before = x.copy()
     (out,) = run_module(parse(text), [x])

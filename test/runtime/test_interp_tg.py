@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 from interp_ir import func, module, parse, rng, run, run1, t
-
 from xdsl_multi.runtime.interpreter import InterpreterError, run_module
 
 
@@ -19,17 +18,33 @@ X = np.arange(24, dtype=np.float32).reshape(4, 6)
 
 
 def test_reshape_permute_expand_flip() -> None:
-    got = run1(one_op("%r = tg.reshape %x : tensor<4x6xf32> -> tensor<2x12xf32>",
-                      [("x", t([4, 6]))], t([2, 12])), X)
+    got = run1(
+        one_op(
+            "%r = tg.reshape %x : tensor<4x6xf32> -> tensor<2x12xf32>",
+            [("x", t([4, 6]))],
+            t([2, 12]),
+        ),
+        X,
+    )
     np.testing.assert_array_equal(got, X.reshape(2, 12))
     y = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
-    got = run1(one_op("%r = tg.permute %x [2, 0, 1] : tensor<2x3x4xi32> -> tensor<4x2x3xi32>",
-                      [("x", t([2, 3, 4], "i32"))], t([4, 2, 3], "i32")), y)
+    got = run1(
+        one_op(
+            "%r = tg.permute %x [2, 0, 1] : tensor<2x3x4xi32> -> tensor<4x2x3xi32>",
+            [("x", t([2, 3, 4], "i32"))],
+            t([4, 2, 3], "i32"),
+        ),
+        y,
+    )
     assert got[3, 1, 2] == y[1, 2, 3]  # result axis i is operand axis order[i]
     np.testing.assert_array_equal(got, y.transpose(2, 0, 1))
     row = np.arange(6, dtype=np.float32).reshape(1, 6)
-    got = run1(one_op("%r = tg.expand %x : tensor<1x6xf32> -> tensor<4x6xf32>",
-                      [("x", t([1, 6]))], t([4, 6])), row)
+    got = run1(
+        one_op(
+            "%r = tg.expand %x : tensor<1x6xf32> -> tensor<4x6xf32>", [("x", t([1, 6]))], t([4, 6])
+        ),
+        row,
+    )
     np.testing.assert_array_equal(got, np.repeat(row, 4, axis=0))
     assert got.flags.writeable
     got = run1(one_op("%r = tg.flip %x [0, 1] : tensor<4x6xf32>", [("x", t([4, 6]))], t([4, 6])), X)
@@ -37,11 +52,20 @@ def test_reshape_permute_expand_flip() -> None:
 
 
 def test_shrink_static_and_dynamic() -> None:
-    got = run1(one_op("%r = tg.shrink %x [[1, 3], [2, 6]] : tensor<4x6xf32> -> tensor<2x4xf32>",
-                      [("x", t([4, 6]))], t([2, 4])), X)
+    got = run1(
+        one_op(
+            "%r = tg.shrink %x [[1, 3], [2, 6]] : tensor<4x6xf32> -> tensor<2x4xf32>",
+            [("x", t([4, 6]))],
+            t([2, 4]),
+        ),
+        X,
+    )
     np.testing.assert_array_equal(got, X[1:3, 2:6])
-    text = one_op("%r = tg.shrink %x [[%lo, %hi], [0, 6]] : tensor<4x6xf32> -> tensor<2x6xf32>",
-                  [("x", t([4, 6])), ("lo", "index"), ("hi", "index")], t([2, 6]))
+    text = one_op(
+        "%r = tg.shrink %x [[%lo, %hi], [0, 6]] : tensor<4x6xf32> -> tensor<2x6xf32>",
+        [("x", t([4, 6])), ("lo", "index"), ("hi", "index")],
+        t([2, 6]),
+    )
     m = parse(text)
     for lo in range(3):
         (got,) = run_module(m, [X, np.int64(lo), np.int64(lo + 2)])
@@ -57,7 +81,9 @@ def test_shrink_static_and_dynamic() -> None:
 def test_pad_with_a_value(elem: str, literal: str, fill: object) -> None:
     dtype = {"f32": np.float32, "i32": np.int32, "i1": np.bool_, "f16": np.float16}[elem]
     x = (np.arange(6).reshape(2, 3) % 2).astype(dtype)
-    line = f"%r = tg.pad %x [[1, 2], [0, 1]] value {literal} : {t([2, 3], elem)} -> {t([5, 4], elem)}"
+    line = (
+        f"%r = tg.pad %x [[1, 2], [0, 1]] value {literal} : {t([2, 3], elem)} -> {t([5, 4], elem)}"
+    )
     got = run1(one_op(line, [("x", t([2, 3], elem))], t([5, 4], elem)), x)
     want = np.full((5, 4), fill, dtype)
     want[1:3, 0:3] = x
@@ -75,8 +101,13 @@ def test_pad_invalid_is_stored_as_zero_and_poisons() -> None:
     %p1 = arith.addf %p, %one : tensor<5x3xf32>
     %v1 = arith.addf %v, %one : tensor<5x3xf32>
     """
-    text = module(func([("x", t([2, 3])), ("lo", "index")], body,
-                       [("p", t([5, 3])), ("p1", t([5, 3])), ("v1", t([5, 3]))]))
+    text = module(
+        func(
+            [("x", t([2, 3])), ("lo", "index")],
+            body,
+            [("p", t([5, 3])), ("p1", t([5, 3])), ("v1", t([5, 3]))],
+        )
+    )
     x = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
     p, p1, v1 = run(text, x, np.int64(2))
     want = np.zeros((5, 3), np.float32)
@@ -134,8 +165,14 @@ def test_contiguous() -> None:
     np.testing.assert_array_equal(got, X)
 
 
-CMP = {"lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
-       "eq": np.equal, "ne": np.not_equal}
+CMP = {
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+}
 
 
 @pytest.mark.parametrize("pred", sorted(CMP))
@@ -145,8 +182,14 @@ def test_cmp_floats_ordered_except_ne(pred: str) -> None:
     b = np.array([2.0, 1.0, 2.0, 1.0, nan, nan, 0.0], np.float32)
     line = f"%r = tg.cmp {pred} %a, %b : tensor<7xf32> -> tensor<7xi1>"
     got = run1(one_op(line, [("a", t([7])), ("b", t([7]))], t([7], "i1")), a, b)
-    pyop = {"lt": float.__lt__, "le": float.__le__, "gt": float.__gt__, "ge": float.__ge__,
-            "eq": float.__eq__, "ne": float.__ne__}[pred]
+    pyop = {
+        "lt": float.__lt__,
+        "le": float.__le__,
+        "gt": float.__gt__,
+        "ge": float.__ge__,
+        "eq": float.__eq__,
+        "ne": float.__ne__,
+    }[pred]
     np.testing.assert_array_equal(got, [pyop(float(x), float(y)) for x, y in zip(a, b)])
 
 
@@ -163,14 +206,25 @@ def test_where() -> None:
     c = np.array([True, False, True, False])
     a, b = np.arange(4, dtype=np.int32), -np.arange(4, dtype=np.int32)
     line = "%r = tg.where %c, %a, %b : tensor<4xi1>, tensor<4xi32>"
-    got = run1(one_op(line, [("c", t([4], "i1")), ("a", t([4], "i32")), ("b", t([4], "i32"))],
-                      t([4], "i32")), c, a, b)
+    got = run1(
+        one_op(
+            line, [("c", t([4], "i1")), ("a", t([4], "i32")), ("b", t([4], "i32"))], t([4], "i32")
+        ),
+        c,
+        a,
+        b,
+    )
     np.testing.assert_array_equal(got, [0, -1, 2, -3])
 
 
 CASTS = [
     # (src, dst, input, expected)  C semantics
-    ("f32", "i32", [2.7, -2.7, 0.5, -0.5, 3e9, -3e9, math.nan], [2, -2, 0, 0, 2**31 - 1, -(2**31), 0]),
+    (
+        "f32",
+        "i32",
+        [2.7, -2.7, 0.5, -0.5, 3e9, -3e9, math.nan],
+        [2, -2, 0, 0, 2**31 - 1, -(2**31), 0],
+    ),
     ("f32", "i8", [127.9, -128.9, 200.0], [127, -128, 127]),
     ("i32", "f32", [16777217, -3, 7], [16777216.0, -3.0, 7.0]),
     ("f32", "i1", [0.0, -0.0, 0.1, math.nan, -2.0], [False, False, True, True, True]),
@@ -187,8 +241,16 @@ CASTS = [
 
 @pytest.mark.parametrize("src,dst,values,want", CASTS, ids=[f"{s}-{d}" for s, d, *_ in CASTS])
 def test_cast_like_c(src: str, dst: str, values: list[object], want: list[object]) -> None:
-    dtypes = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.float32,
-              "i32": np.int32, "i8": np.int8, "i64": np.int64, "i1": np.bool_}
+    dtypes = {
+        "f32": np.float32,
+        "f64": np.float64,
+        "f16": np.float16,
+        "bf16": np.float32,
+        "i32": np.int32,
+        "i8": np.int8,
+        "i64": np.int64,
+        "i1": np.bool_,
+    }
     n = len(values)
     line = f"%r = tg.cast %x : {t([n], src)} -> {t([n], dst)}"
     got = run1(one_op(line, [("x", t([n], src))], t([n], dst)), np.array(values, dtypes[src]))
