@@ -40,30 +40,39 @@ from xdsl.pattern_rewriter import (
 
 from xdsl_multi.transforms.algebra_folding import algebra_folding_patterns
 from xdsl_multi.transforms.index_folding import index_folding_patterns
-from xdsl_multi.transforms.invalid_rules import invalid_rule_patterns
+from xdsl_multi.transforms.invalid_rules import FetchOfInvalidIsZero, invalid_rule_patterns
 from xdsl_multi.transforms.pad_shrink_folding import pad_shrink_folding_patterns
 from xdsl_multi.transforms.value_facts import num_devices_of
 
 
-def simplify_patterns(num_devices: int | None) -> list[RewritePattern]:
+def simplify_patterns(num_devices: int | None, device_copy: bool = False) -> list[RewritePattern]:
     """Every pattern of `devidx-simplify`, in the order they are tried on an op: folding first
-    (cheap and it exposes constants), then the Invalid rules, then pad/shrink."""
-    return [
+    (cheap and it exposes constants), then the Invalid rules, then pad/shrink.
+
+    `device_copy`: the ops are ONE device's copy of an SPMD program that still has fetches
+    (inside specialize-devices). A fetch's operand there is only this device's instance, not
+    the one the fetch reads, so no rule may look through a fetch (FetchOfInvalidIsZero)."""
+    patterns = [
         *index_folding_patterns(num_devices),
         *algebra_folding_patterns(),
         *invalid_rule_patterns(),
         *pad_shrink_folding_patterns(),
     ]
+    if device_copy:
+        patterns = [p for p in patterns if not isinstance(p, FetchOfInvalidIsZero)]
+    return patterns
 
 
-def simplify(op: Operation, num_devices: int | None = None) -> bool:
+def simplify(op: Operation, num_devices: int | None = None, device_copy: bool = False) -> bool:
     """Run every pattern on the ops nested in `op` until nothing changes, erasing dead code.
-    `num_devices` defaults to the `multi.devices` found on `op` or its ancestors. Returns
-    whether anything changed."""
+    `num_devices` defaults to the `multi.devices` found on `op` or its ancestors; for
+    `device_copy` see `simplify_patterns`. Returns whether anything changed."""
     if num_devices is None:
         num_devices = num_devices_of(op)
     walker = PatternRewriteWalker(
-        GreedyRewritePatternApplier(simplify_patterns(num_devices), dce_enabled=True),
+        GreedyRewritePatternApplier(
+            simplify_patterns(num_devices, device_copy), dce_enabled=True
+        ),
         apply_recursively=True,
     )
     changed = False

@@ -58,7 +58,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FileLineColLoc,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    i64,
+)
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -82,9 +89,11 @@ Messages = dict[int, dict[int, int]]
 
 
 def _location_text(op: Operation) -> str:
+    """` at file:line:col` for an op with a source location, else nothing."""
     loc = op.location
-    text = str(loc)
-    return "" if "unknown" in text else f" at {text}"
+    if isinstance(loc, FileLineColLoc):
+        return f" at {loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return ""
 
 
 def _source_device(op: devidx.FetchOp, device: int, num_devices: int) -> int:
@@ -199,7 +208,7 @@ class SpecializeDevices(ModulePass):
             for device in range(num_devices):
                 copy = _device_copy(template, device)
                 _insert_sends(copy, sends.get(device, {}))
-                simplify(copy, num_devices)
+                simplify(copy, num_devices, device_copy=True)
                 messages[device] = {
                     _fetch_id(f): _source_device(f, device, num_devices) for f in _fetches(copy)
                 }
