@@ -36,6 +36,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xdsl_multi.dialects.syntax import (
     expect_tensor,
+    parse_i64,
     parse_operand_list,
     parse_type_list,
     parse_unary_types,
@@ -282,9 +283,9 @@ class SendOp(IRDLOperation):
     def parse(cls, parser: Parser) -> SendOp:
         value = parser.parse_unresolved_operand()
         parser.parse_keyword("to")
-        dest = parser.parse_integer(allow_boolean=False)
+        dest = parse_i64(parser)
         parser.parse_keyword("channel")
-        channel = parser.parse_integer(allow_boolean=False)
+        channel = parse_i64(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
@@ -329,9 +330,9 @@ class RecvOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> RecvOp:
         parser.parse_keyword("from")
-        source = parser.parse_integer(allow_boolean=False)
+        source = parse_i64(parser)
         parser.parse_keyword("channel")
-        channel = parser.parse_integer(allow_boolean=False)
+        channel = parse_i64(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()

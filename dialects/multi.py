@@ -46,6 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl_multi.dialects.syntax import (
     encoding_of,
     expect_tensor,
+    parse_i64,
     parse_operand_list,
     parse_type_list,
     parse_unary_types,
@@ -296,7 +297,7 @@ class MultiOp(_UnaryMultiOp):
     def parse(cls, parser: Parser) -> MultiOp:
         src = parser.parse_unresolved_operand()
         parser.parse_keyword("axis")
-        axis = parser.parse_integer(allow_boolean=False)
+        axis = parse_i64(parser)
         attrs = parser.parse_optional_attr_dict()
         in_t, out_t = parse_unary_types(parser)
         op = cls(parser.resolve_operand(src, in_t), axis, out_t)
@@ -374,7 +375,7 @@ class MselectOp(_UnaryMultiOp):
     def parse(cls, parser: Parser) -> MselectOp:
         src = parser.parse_unresolved_operand()
         parser.parse_punctuation("[")
-        index = parser.parse_integer(allow_boolean=False)
+        index = parse_i64(parser)
         parser.parse_punctuation("]")
         attrs = parser.parse_optional_attr_dict()
         in_t, out_t = parse_unary_types(parser)

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IntegerType,
     NoneAttr,
+    Signedness,
     TensorType,
 )
 from xdsl.ir import Attribute, SSAValue
@@ -29,7 +30,11 @@ def is_supported_element_type(t: Attribute) -> bool:
     """The element types of SPEC §1."""
     if isinstance(t, Float16Type | Float32Type | Float64Type | BFloat16Type):
         return True
-    return isinstance(t, IntegerType) and t.width.data in (1, 8, 16, 32, 64)
+    return (
+        isinstance(t, IntegerType)
+        and t.width.data in (1, 8, 16, 32, 64)
+        and t.signedness.data == Signedness.SIGNLESS
+    )
 
 
 def expect_tensor(op_name: str, what: str, t: Attribute) -> TensorType:
@@ -42,6 +47,16 @@ def expect_tensor(op_name: str, what: str, t: Attribute) -> TensorType:
         raise VerifyException(
             f"{op_name}: {what} has element type {t.element_type}; "
             f"expected one of {ELEMENT_TYPES_TEXT}"
+        )
+    # A #multi.shard encoding cannot see the tensor's rank when it is parsed: check it here,
+    # before any op-specific rule indexes the shape with the shard axis.
+    from xdsl_multi.dialects.multi import ShardAttr  # multi imports this module
+
+    enc = t.encoding
+    if isinstance(enc, ShardAttr) and not enc.axis_index < len(t.get_shape()):
+        raise VerifyException(
+            f"{op_name}: {what} is sharded on axis {enc.axis_index}, out of range for rank "
+            f"{len(t.get_shape())}: {t}"
         )
     return t
 
@@ -85,11 +100,22 @@ def parse_unary_types(parser: Parser) -> tuple[Attribute, Attribute]:
     return in_type, parser.parse_type()
 
 
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+
+
+def parse_i64(parser: Parser, context_msg: str = "") -> int:
+    """Parse an integer literal stored in an i64 property or array, with a located error when it
+    does not fit (building the property would fail later, far from the literal)."""
+    pos = parser.pos
+    value = parser.parse_integer(allow_boolean=False, context_msg=context_msg)
+    if not I64_MIN <= value <= I64_MAX:
+        parser.raise_error(f"integer {value} does not fit in 64 bits", pos, parser.pos)
+    return value
+
+
 def parse_int_list(parser: Parser) -> list[int]:
     """Parse ``[1, 0, 2]`` (possibly empty)."""
-    return parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
-    )
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parse_i64(parser))
 
 
 def print_int_list(printer: Printer, values: Sequence[int]) -> None:

@@ -51,6 +51,7 @@ from xdsl_multi.dialects.multi import (
 from xdsl_multi.dialects.syntax import (
     encoding_of,
     expect_tensor,
+    parse_i64,
     parse_int_list,
     parse_unary_types,
     print_attr_dict,
@@ -340,7 +341,7 @@ class _BoundsOp(_UnaryTgOp):
             operand = parser.parse_optional_unresolved_operand()
             if operand is not None:
                 return operand
-            return parser.parse_integer(allow_boolean=False, context_msg=" or SSA value as bound")
+            return parse_i64(parser, context_msg=" or SSA value as bound")
 
         def parse_pair() -> tuple[int | UnresolvedOperand, int | UnresolvedOperand]:
             pos = parser.pos
@@ -462,7 +463,12 @@ class PadOp(_BoundsOp):
             parser.raise_error(f"tg.pad: operand must be a tensor, found {in_t}")
         value: Attribute | None = None
         if fill is not None:
-            value = pad_value_attr(fill, in_t.element_type)
+            try:
+                value = pad_value_attr(fill, in_t.element_type)
+            except OverflowError:  # too large for the float type (FloatAttr packs it)
+                value = None
+            if isinstance(value, FloatAttr) and not math.isfinite(value.value.data):
+                value = None  # inf would print as `inf`, which does not parse back
             if value is None:
                 parser.raise_error(
                     f"tg.pad: fill value {fill!r} does not fit element type {in_t.element_type}",
