@@ -24,7 +24,6 @@ from __future__ import annotations
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-
 from xdsl_multi.dialects import tg
 from xdsl_multi.transforms.value_facts import (
     constant_like,

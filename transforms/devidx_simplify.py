@@ -37,7 +37,6 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-
 from xdsl_multi.transforms.algebra_folding import algebra_folding_patterns
 from xdsl_multi.transforms.index_folding import index_folding_patterns
 from xdsl_multi.transforms.invalid_rules import FetchOfInvalidIsZero, invalid_rule_patterns

@@ -18,12 +18,12 @@ Every pattern here works on scalars only; tensors are left to the other pattern 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-
 from xdsl_multi.dialects import devidx
 from xdsl_multi.transforms.value_facts import (
     Range,
@@ -76,20 +76,20 @@ class ConstantFoldIntegerArithmetic(RewritePattern):
         if a is None or b is None:
             return
         width = bit_width(op.results[0].type)
-        if width > 1 and isinstance(op, arith.DivSIOp | arith.FloorDivSIOp):
-            if a == -(1 << (width - 1)) and b == -1:
-                return  # overflow: undefined behaviour, leave it
+        overflows = width > 1 and a == -(1 << (width - 1)) and b == -1
+        if overflows and isinstance(op, arith.DivSIOp | arith.FloorDivSIOp):
+            return  # undefined behaviour: leave it
         result = fold(a, b)
         if result is not None:
             rewriter.replace(op, constant_like(op.results[0].type, wrap_signed(result, width)))
 
 
+@dataclass(frozen=True)
 class IndexWithSinglePointRange(RewritePattern):
     """An `index` value whose range is a single point becomes a constant: `devidx.device_num`
     on one device is 0, `remsi(d, 1)` is 0, ..."""
 
-    def __init__(self, num_devices: int | None):
-        self.num_devices = num_devices
+    num_devices: int | None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if isinstance(op, arith.ConstantOp) or len(op.results) != 1:
@@ -134,14 +134,14 @@ def _decide(pred: str, a: Range, b: Range) -> bool | None:
 _CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 
 
+@dataclass(frozen=True)
 class CmpiDecidedByRanges(RewritePattern):
     """`arith.cmpi` on constants, or on values whose ranges decide it, becomes a constant i1:
     `cmpi eq, %d, %c5` with N = 4 is false, `cmpi slt, %d, %c4` is true, `cmpi ult` of two
     constants compares their unsigned values. Unsigned predicates on ranges need both sides
     non-negative. Signed ranges are only known for `index` (integer types may wrap)."""
 
-    def __init__(self, num_devices: int | None):
-        self.num_devices = num_devices
+    num_devices: int | None
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.CmpiOp, rewriter: PatternRewriter, /) -> None:
@@ -162,13 +162,13 @@ class CmpiDecidedByRanges(RewritePattern):
             rewriter.replace(op, constant_like(IntegerType(1), int(decided)))
 
 
+@dataclass(frozen=True)
 class RemOfValueInOneBlock(RewritePattern):
     """`arith.remsi %x, %m` with a constant m where x's range fixes q = trunc(x / m):
     -> x - q*|m|, and just x when q = 0. So `(d + 0) mod N`, `d mod N` -> d and
     `(d + N) mod N` -> (d + N) - N (folded further to d)."""
 
-    def __init__(self, num_devices: int | None):
-        self.num_devices = num_devices
+    num_devices: int | None
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.RemSIOp, rewriter: PatternRewriter, /) -> None:
@@ -187,12 +187,12 @@ class RemOfValueInOneBlock(RewritePattern):
         rewriter.replace(op, [offset, arith.SubiOp(op.lhs, offset.result)])
 
 
+@dataclass(frozen=True)
 class DivOfValueInOneBlock(RewritePattern):
     """`arith.divsi`/`arith.floordivsi` of x by a positive constant, where x's range gives one
     quotient -> that constant (`d floordiv N` -> 0)."""
 
-    def __init__(self, num_devices: int | None):
-        self.num_devices = num_devices
+    num_devices: int | None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.DivSIOp | arith.FloorDivSIOp):
@@ -210,11 +210,11 @@ class DivOfValueInOneBlock(RewritePattern):
             rewriter.replace(op, constant_like(op.result.type, div(r.lo, m)))
 
 
+@dataclass(frozen=True)
 class MinMaxDecidedByRanges(RewritePattern):
     """`arith.minsi %x, %y` -> x when every x <= every y (and the mirrored cases, and maxsi)."""
 
-    def __init__(self, num_devices: int | None):
-        self.num_devices = num_devices
+    num_devices: int | None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.MinSIOp | arith.MaxSIOp):

@@ -25,7 +25,6 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms.value_facts import (
     constant_like,
@@ -250,13 +249,10 @@ class SelectOfSameCondition(RewritePattern):
             return
         cond, t, f = op.operands
         inner_t, inner_f = t.owner, f.owner
-        if type(inner_t) is type(op) and isinstance(inner_t, Operation):
-            if inner_t.operands[0] is cond:
-                rewriter.replace(op, _select_like(op, cond, inner_t.operands[1], f))
-                return
-        if type(inner_f) is type(op) and isinstance(inner_f, Operation):
-            if inner_f.operands[0] is cond:
-                rewriter.replace(op, _select_like(op, cond, t, inner_f.operands[2]))
+        if isinstance(inner_t, type(op)) and inner_t.operands[0] is cond:
+            rewriter.replace(op, _select_like(op, cond, inner_t.operands[1], f))
+        elif isinstance(inner_f, type(op)) and inner_f.operands[0] is cond:
+            rewriter.replace(op, _select_like(op, cond, t, inner_f.operands[2]))
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, NoneAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms.value_facts import constant_like, int_constant
 
@@ -89,9 +88,9 @@ class ConstantBoundsBecomeStatic(RewritePattern):
             bounds.append((pair[0], pair[1]))
         if not changed:
             return
-        if all(isinstance(b, int) for pair in bounds for b in pair):
-            if not _valid_static(op, bounds):  # type: ignore[arg-type]
-                return
+        all_static = all(isinstance(b, int) for pair in bounds for b in pair)
+        if all_static and not _valid_static(op, bounds):  # type: ignore[arg-type]
+            return
         rewriter.replace(op, _rebuild(op, op.source, bounds))
 
 
@@ -112,9 +111,9 @@ class PadWithZeroBoundsIsIdentity(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.PadOp, rewriter: PatternRewriter, /) -> None:
         bounds = _static_bounds(op)
-        if bounds is not None and all(b == (0, 0) for b in bounds):
-            if op.source.type == op.result.type:
-                rewriter.replace(op, [], [op.source])
+        zero = bounds is not None and all(b == (0, 0) for b in bounds)
+        if zero and op.source.type == op.result.type:
+            rewriter.replace(op, [], [op.source])
 
 
 class ShrinkOfFullRangeIsIdentity(RewritePattern):

@@ -70,7 +70,6 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
-
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms.devidx_simplify import simplify
 from xdsl_multi.transforms.value_facts import constant_like, int_constant

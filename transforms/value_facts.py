@@ -29,7 +29,6 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-
 from xdsl_multi.dialects import devidx, tg
 
 INDEX_BITS = 64
@@ -99,7 +98,7 @@ def wrap_signed(v: int, width: int) -> int:
     return v - (1 << width) if v >= 1 << (width - 1) else v
 
 
-def constant_like(t: Attribute, v: int | float) -> arith.ConstantOp:
+def constant_like(t: Attribute, v: float) -> arith.ConstantOp:
     """`arith.constant v : t`, for a scalar or (as a dense splat) a tensor type.
 
     A tensor constant uses the tensor's own element type (f16 stays f16, i1 stays i1)."""

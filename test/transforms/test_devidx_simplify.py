@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pass_equivalence as E  # test/support, on pythonpath
 import pytest
+import spmd_programs as S
 from xdsl.dialects.builtin import ModuleOp
-
 from xdsl_multi.dialects import devidx, make_context, tg
 from xdsl_multi.transforms.devidx_simplify import DevidxSimplify
-
-import pass_equivalence as E  # test/support, on pythonpath
-import spmd_programs as S
 
 LIT_DIR = Path(__file__).resolve().parents[1] / "lit" / "transforms"
 LIT_FILES = sorted(LIT_DIR.glob("devidx-simplify-*.mlir"))

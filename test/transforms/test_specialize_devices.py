@@ -15,20 +15,18 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import multi_programs as P  # test/support, on pythonpath
 import numpy as np
+import pass_equivalence as E
 import pytest
+import spmd_programs as S
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.utils.exceptions import PassFailedException
-
 from xdsl_multi.dialects import devidx, make_context
 from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
 from xdsl_multi.transforms.devidx_simplify import DevidxSimplify
 from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
 from xdsl_multi.transforms.specialize_devices import DEVICE_ATTR, SpecializeDevices
-
-import multi_programs as P  # test/support, on pythonpath
-import pass_equivalence as E
-import spmd_programs as S
 
 LIT_FILE = Path(__file__).resolve().parents[1] / "lit" / "transforms" / "specialize-devices.mlir"
 DEVICE_COUNTS = [1, 2, 3, 4]
