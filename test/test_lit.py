@@ -27,7 +27,11 @@ LIT_TIMEOUT_SECONDS = 900
 def _discover() -> list[str]:
     """Test names relative to test/lit, e.g. `tools/parse-error.mlir`."""
     result = subprocess.run(
-        [*LIT, "--show-tests", str(LIT_DIR)], capture_output=True, text=True, timeout=120
+        [*LIT, "--show-tests", str(LIT_DIR)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     if result.returncode != 0:
         raise RuntimeError(f"lit --show-tests failed:\n{result.stdout}\n{result.stderr}")
@@ -67,7 +71,7 @@ def lit_results(request: pytest.FixtureRequest) -> dict[str, LitResult]:
         ]
         try:
             run = subprocess.run(
-                command, capture_output=True, text=True, timeout=LIT_TIMEOUT_SECONDS
+                command, check=False, capture_output=True, text=True, timeout=LIT_TIMEOUT_SECONDS
             )
         except subprocess.TimeoutExpired:
             pytest.fail(f"lit did not finish within {LIT_TIMEOUT_SECONDS} s", pytrace=False)

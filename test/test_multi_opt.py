@@ -20,6 +20,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.utils.exceptions import PassFailedException
+
 from xdsl_multi.tools.multi_opt import MultiOptMain, run_multi_opt
 
 
@@ -154,7 +155,7 @@ def test_verify_diagnostics_reports_pass_failure_inline(capsys, program: Path) -
 
 
 def test_verify_diagnostics_does_not_hide_internal_errors(capsys, program: Path) -> None:
-    code, out, err = _run(capsys, str(program), "-p", "test-crash", "--verify-diagnostics")
+    code, _, err = _run(capsys, str(program), "-p", "test-crash", "--verify-diagnostics")
     assert code == 2
     assert "internal error in pass 'test-crash'" in err
 

@@ -30,6 +30,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Iterable, Sequence
+from io import BytesIO
 from typing import IO, NoReturn
 
 from xdsl.context import Context
@@ -46,6 +47,7 @@ from xdsl.utils.exceptions import (
     ShrinkException,
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
+
 from xdsl_multi.tools.diagnostics import (
     EXIT_ERROR,
     EXIT_INTERNAL,
@@ -125,8 +127,11 @@ class MultiOptMain(xDSLOptMain):
             help="On an internal error (exit code 2), also print the Python traceback.",
         )
 
+    def _reads_stdin(self) -> bool:
+        return self.args.input_file in (None, "-")
+
     def get_input_name(self) -> str:
-        return self.args.input_file or STDIN_NAME
+        return STDIN_NAME if self._reads_stdin() else self.args.input_file
 
     def _check_target(self) -> None:
         try:
@@ -167,13 +172,12 @@ class MultiOptMain(xDSLOptMain):
     # -- input and output -------------------------------------------------------------------
 
     def _read_input(self) -> SourceFile:
-        path = self.args.input_file
         name = self.get_input_name()
         try:
-            if path is None:
+            if self._reads_stdin():
                 data = sys.stdin.buffer.read()
             else:
-                with open(path, "rb") as f:
+                with open(self.args.input_file, "rb") as f:
                     data = f.read()
         except OSError as e:
             raise CompileError(f"cannot read input file '{name}': {e.strerror or e}") from e
@@ -187,7 +191,9 @@ class MultiOptMain(xDSLOptMain):
         reads any file; xdsl-opt rejects unknown extensions, which breaks `multi-opt %t`)."""
         if self.args.frontend:
             return self.args.frontend
-        extension = os.path.splitext(self.args.input_file or "")[1].removeprefix(".")
+        if self._reads_stdin():
+            return "mlir"
+        extension = os.path.splitext(self.args.input_file)[1].removeprefix(".")
         return extension if extension in self.available_frontends else "mlir"
 
     def split_chunks(self, source: SourceFile) -> list[tuple[str, int]]:
@@ -198,9 +204,9 @@ class MultiOptMain(xDSLOptMain):
         chunks: list[tuple[str, int]] = []
         start = 0
         for marker in _SPLIT_MARKER.finditer(source.text):
-            chunks.append((source.text[start : marker.start()], source.text.count("\n", 0, start)))
+            chunks.append((source.text[start : marker.start()], source.pos_at(start).line - 1))
             start = marker.end()
-        chunks.append((source.text[start:], source.text.count("\n", 0, start)))
+        chunks.append((source.text[start:], source.pos_at(start).line - 1))
         return chunks
 
     def parse_text(self, frontend: str, text: str, line_offset: int) -> ModuleOp:
@@ -212,8 +218,6 @@ class MultiOptMain(xDSLOptMain):
                 line_offset,
                 allow_implicit_module=not self.args.no_implicit_module,
             )
-        from io import BytesIO
-
         try:
             return self.available_frontends[frontend](BytesIO(text.encode()))
         except DiagnosticException as e:
@@ -427,7 +431,7 @@ def run_multi_opt(
         # final flush of stdout from failing again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
-    except Exception as e:  # a bug in the driver itself
+    except Exception as e:  # noqa: BLE001 - a bug in the driver itself, reported as such
         error = internal_error(f"internal error in {TOOL_NAME}", e)
         sys.stderr.write(_render(error, tool and tool.source, show_traceback))
         return EXIT_INTERNAL

@@ -1,4 +1,4 @@
-// Input from stdin is named <stdin> in diagnostics.
+// Input from stdin (no input file, or `-`) is named <stdin> in diagnostics.
 // RUN: %expect-exit 1 multi-opt < %s 2>&1 | filecheck %s
 // RUN: %expect-exit 1 multi-opt - < %s 2>&1 | filecheck %s --check-prefix=DASH
 
@@ -7,4 +7,4 @@
 func.func @f(%a: f32) -> f32 {
   func.return
 }
-// DASH: error
+// DASH: <stdin>:[[# @LINE - 2]]:3: error: func.return: Expected arguments
