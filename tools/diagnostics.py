@@ -179,7 +179,7 @@ def parse_module(
         raise CompileError(e.msg, parser.span_pos(e.span), notes=notes, is_parse_error=True) from e
     except DiagnosticException as e:
         # An attribute or type whose parameters do not verify raises while being built.
-        raise CompileError(_first_line_message(e), parser.current_pos(), is_parse_error=True) from e
+        raise CompileError(_message_of(e), parser.current_pos(), is_parse_error=True) from e
     except Exception as e:
         raise internal_error("internal error while parsing", e, parser.current_pos()) from e
 
@@ -196,7 +196,7 @@ def _pos_str(pos: SourcePos) -> str:
     return f"{pos.file}:{pos.line}:{pos.col}"
 
 
-def _first_line_message(e: BaseException) -> str:
+def _message_of(e: BaseException) -> str:
     """The exception's message without xDSL's __notes__ (which hold the printed module)."""
     return str(e).strip() or type(e).__name__
 
@@ -239,7 +239,7 @@ def verify_ops(module: Operation) -> None:
             op.verify(verify_nested_ops=False)
             _check_regions_not_empty(op)
         except DiagnosticException as e:
-            raise CompileError(op_message(op, _first_line_message(e)), op_pos(op)) from e
+            raise CompileError(op_message(op, _message_of(e)), op_pos(op)) from e
         except Exception as e:
             raise internal_error(
                 f"internal error in the verifier of '{op.name}'", e, op_pos(op)
@@ -282,7 +282,7 @@ def op_from_traceback(e: BaseException) -> Operation | None:
 def internal_error(what: str, e: BaseException, pos: SourcePos | None = None) -> CompileError:
     """`what: ExcType: message` with exit code 2, keeping the traceback for --show-traceback."""
     return CompileError(
-        f"{what}: {type(e).__name__}: {_first_line_message(e)}",
+        f"{what}: {type(e).__name__}: {_message_of(e)}",
         pos,
         exit_code=EXIT_INTERNAL,
         python_traceback="".join(traceback.format_exception(type(e), e, e.__traceback__)),
