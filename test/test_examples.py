@@ -280,13 +280,7 @@ PIPELINES = [
     "multi-to-devidx{allreduce=ring ring-threshold=0},devidx-simplify,specialize-devices",
     "multi-to-devidx{allreduce=all2all},devidx-simplify,specialize-devices",
 ]
-KNOWN_LOWERING_BUGS = {
-    ("copies.mlir", "specialize-devices"): (
-        "specialize-devices drops a fetch of a value placed on one device (select(d == k, x, "
-        "Invalid)): the receiver gets 0 and the sender sends nothing (scatter, gather and "
-        "broadcast from one device)"
-    ),
-}
+KNOWN_LOWERING_BUGS: dict[tuple[str, str], str] = {}
 
 
 def lowering_params() -> list[object]:

@@ -20,7 +20,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
-
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.multi import local_length
 
@@ -40,7 +39,7 @@ def is_bool(t: Attribute) -> bool:
     return isinstance(t, IntegerType) and t.width.data == 1
 
 
-def splat(t: TensorType, value: float | int) -> DenseIntOrFPElementsAttr:
+def splat(t: TensorType, value: float) -> DenseIntOrFPElementsAttr:
     """A splat dense attribute of type `t` (floats for float element types, ints otherwise)."""
     v: float | int = float(value) if is_float(t.element_type) else int(value)
     return DenseIntOrFPElementsAttr.from_list(t, [v])  # type: ignore[arg-type]
@@ -149,6 +148,8 @@ class SpmdBuilder:
 
     def shift(self, t: int) -> Index:
         """(d + t) mod N for any integer t (kept non-negative before the remainder)."""
+        if t % self.num_devices == 0:
+            return self.d
         return self.rem(self.add(self.d, t % self.num_devices), self.num_devices)
 
     def lookup(self, table: Sequence[int], default: int) -> Index:
@@ -175,7 +176,7 @@ class SpmdBuilder:
     def invalid(self, t: TensorType) -> SSAValue:
         return self.value(devidx.InvalidOp(plain(t)))
 
-    def constant(self, t: TensorType, v: float | int) -> SSAValue:
+    def constant(self, t: TensorType, v: float) -> SSAValue:
         return self.value(arith.ConstantOp(splat(plain(t), v)))
 
     def mask(self, cond: SSAValue | None, x: SSAValue) -> SSAValue:
