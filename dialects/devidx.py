@@ -116,10 +116,11 @@ class StackOp(IRDLOperation):
         operands = parse_operand_list(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        types_pos = parser.pos
         types = parse_type_list(parser)
         parser.parse_punctuation("->")
         out_t = parser.parse_type()
-        op = cls(resolve_all(parser, operands, types), out_t)
+        op = cls(resolve_all(parser, operands, types, types_pos), out_t)
         op.attributes |= attrs
         return op
 

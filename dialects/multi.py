@@ -79,7 +79,7 @@ def shard_bounds(length: int, num_devices: int, k: int) -> tuple[int, int]:
 def _parse_device_list(parser: AttrParser) -> ArrayAttr[StringAttr]:
     pos = parser.pos
     names = parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: parser.parse_str_literal("device name expected")
+        parser.Delimiter.SQUARE, lambda: parser.parse_str_literal(" (a device name)")
     )
     if not names:
         parser.raise_error("a device list must name at least one device", pos, parser.pos)
@@ -177,7 +177,9 @@ class ShardAttr(ParametrizedAttribute):
             parser.parse_keyword("axis")
             parser.parse_punctuation("=")
             pos = parser.pos
-            axis = parser.parse_shape_dimension(allow_dynamic=False)
+            # `>` follows, so an integer literal cannot swallow a type (the `0xf32` problem of
+            # shape dimensions); reading the sign here gives the rule's own message.
+            axis = parser.parse_integer(allow_boolean=False, context_msg=" for the shard axis")
             if axis < 0:
                 parser.raise_error(f"shard axis must be >= 0, found {axis}", pos, parser.pos)
         return (devices, IntAttr(axis))
@@ -251,7 +253,7 @@ class ReduceKind(Enum):
 
 def parse_reduce_kind(parser: Parser) -> StringAttr:
     kinds = [k.value for k in ReduceKind]
-    return StringAttr(parser.parse_keyword_in(kinds, f" (one of {', '.join(kinds)})"))
+    return StringAttr(parser.parse_keyword_in(kinds))  # its message lists the kinds
 
 
 # --------------------------------------------------------------------------------------------
@@ -437,10 +439,11 @@ class MstackOp(IRDLOperation):
         operands = parse_operand_list(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        types_pos = parser.pos
         types = parse_type_list(parser)
         parser.parse_punctuation("->")
         out_t = parser.parse_type()
-        op = cls(resolve_all(parser, operands, types), out_t)
+        op = cls(resolve_all(parser, operands, types, types_pos), out_t)
         op.attributes |= attrs
         return op
 

@@ -83,11 +83,17 @@ def parse_type_list(parser: Parser) -> list[Attribute]:
 
 
 def resolve_all(
-    parser: Parser, operands: Sequence[UnresolvedOperand], types: Sequence[Attribute]
+    parser: Parser,
+    operands: Sequence[UnresolvedOperand],
+    types: Sequence[Attribute],
+    types_pos: int | None = None,
 ) -> list[SSAValue]:
-    """Resolve operands against their written types, with a located error on a count mismatch."""
+    """Resolve operands against their written types, with a located error on a count mismatch
+    (at `types_pos`, where the type list starts, when given)."""
     if len(operands) != len(types):
-        parser.raise_error(f"expected {len(operands)} operand types, found {len(types)}")
+        parser.raise_error(
+            f"expected {len(operands)} operand types, found {len(types)}", types_pos
+        )
     return [parser.resolve_operand(o, t) for o, t in zip(operands, types, strict=True)]
 
 

@@ -96,7 +96,8 @@ def _check_axes(op_name: str, axes: Sequence[int], rank: int, what: str = "axis"
         if not 0 <= a < rank:
             raise VerifyException(f"{op_name}: {what} {a} is out of range for rank {rank}")
     if len(set(axes)) != len(axes):
-        raise VerifyException(f"{op_name}: {what}s {list(axes)} repeat")
+        plural = "axes" if what == "axis" else f"{what}s"
+        raise VerifyException(f"{op_name}: {plural} {list(axes)} repeat")
 
 
 class _UnaryTgOp(IRDLOperation):
@@ -450,17 +451,20 @@ class PadOp(_BoundsOp):
         src = parser.parse_unresolved_operand()
         raw = cls._parse_bounds(parser)
         fill: int | float | bool | None = None
+        fill_pos = fill_end = parser.pos
         if parser.parse_optional_keyword("invalid") is None:
             parser.parse_keyword("value", " or 'invalid'")
+            fill_pos = parser.pos
             if (b := parser.parse_optional_boolean()) is not None:
                 fill = b
             else:
                 fill = parser.parse_number()
-        fill_pos = parser.pos
+            fill_end = parser.pos
         attrs = parser.parse_optional_attr_dict()
+        types_pos = parser.pos
         in_t, out_t = parse_unary_types(parser)
         if not isinstance(in_t, TensorType):
-            parser.raise_error(f"tg.pad: operand must be a tensor, found {in_t}")
+            parser.raise_error(f"tg.pad: operand must be a tensor, found {in_t}", types_pos)
         value: Attribute | None = None
         if fill is not None:
             try:
@@ -470,9 +474,11 @@ class PadOp(_BoundsOp):
             if isinstance(value, FloatAttr) and not math.isfinite(value.value.data):
                 value = None  # inf would print as `inf`, which does not parse back
             if value is None:
+                text = str(fill).lower() if isinstance(fill, bool) else repr(fill)
                 parser.raise_error(
-                    f"tg.pad: fill value {fill!r} does not fit element type {in_t.element_type}",
+                    f"tg.pad: fill value {text} does not fit element type {in_t.element_type}",
                     fill_pos,
+                    fill_end,
                 )
         bounds = cls._resolve_bounds(parser, raw)
         op = cls(parser.resolve_operand(src, in_t), bounds, out_t, value)
@@ -871,14 +877,15 @@ class CmpOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> CmpOp:
-        pred = parser.parse_keyword_in(CmpPredicate.ALL, f" (one of {', '.join(CmpPredicate.ALL)})")
+        pred = parser.parse_keyword_in(CmpPredicate.ALL)  # its message lists the predicates
         lhs = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         rhs = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
+        types_pos = parser.pos
         in_t, out_t = parse_unary_types(parser)
         if not isinstance(in_t, TensorType):
-            parser.raise_error(f"tg.cmp: operands must be tensors, found {in_t}")
+            parser.raise_error(f"tg.cmp: operands must be tensors, found {in_t}", types_pos)
         op = cls(pred, parser.resolve_operand(lhs, in_t), parser.resolve_operand(rhs, in_t), out_t)
         op.attributes |= attrs
         return op
