@@ -1,0 +1,963 @@
+"""Random VALID multi-level programs for the property-based equivalence tests.
+
+A program is built op by op while tracking every SSA value's type (shape, element type,
+placement encoding); an op is only emitted where the verifier rules of dialects/multi.py and
+dialects/tg.py (SPEC §2-3) hold for the chosen operands, and every generated module is parsed and
+verified before it is handed out (a program that does not verify is a generator bug and raises
+`GeneratorBug`).
+
+Coverage:
+- device sets of N in {1, 2, 3, 4, 8} (weighted toward 2-4), with the module's `multi.devices`
+  in canonical order, permuted, or omitted (names in order of first appearance); encodings on
+  the whole list, reversed, rotated or on a random subset in random order;
+- 1-3 arguments: sharded (on any axis, with even, uneven and EMPTY shards such as 4 rows over 3
+  devices or 1 row over 4), on one device, on many devices, or unplaced; f32, i32 or i1;
+- elementwise `arith` (addf subf mulf maximumf minimumf negf, addi subi muli maxsi minsi,
+  andi ori xori) and `math` (tanh, exp on small values, absf), splat and non-splat
+  `arith.constant dense<...> : tensor<..., #enc>`;
+- `tg.cmp` (all predicates), `tg.where`, `tg.cast` between f32, i32 and i1, `tg.reduce`
+  add/mul/max over the shard axis (an allreduce) and off it, `tg.contiguous`;
+- movement: reshape (keeping the shard boundary, including the even-split rule that changes the
+  axis length), permute, expand of size-1 axes, pad (static and SSA `index` bounds) and shrink off
+  the shard axis, shrink selecting one non-empty shard, flip off the shard axis;
+- every `multi.copy` kind (to one device, all-gather, scatter, broadcast, on->on permute,
+  keep-slice, reshard between axes and between device orders, subsets), `multi.multi`,
+  `multi.mselect`, `multi.mstack`, `multi.allreduce` add/mul/max.
+
+Numerics: every value carries a bound on its magnitude and an estimate of how far it may drift
+between levels of lowering (float sums in another order: a sharded reduce, a ring allreduce).
+Ops are only chosen while the bound stays small and the drift stays far below the test tolerance
+(rtol=1e-4, atol=1e-5); comparisons and float->int casts only read values that are bit-exact
+across levels (no float sums in their history), so no discrete result can flip.
+
+Two front ends share one generator: `programs()` is a hypothesis strategy (every choice is a
+hypothesis draw, so failures shrink), `random_program(seed)` is a plain seeded function for
+reproduction and benchmarks. Inputs come from `program_inputs(module, seed)`: bounded values
+(floats in [-1, 1], small integers).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, TypeVar
+
+import numpy as np
+from hypothesis import strategies as st
+
+T = TypeVar("T")
+
+# ---------------------------------------------------------------------------------------------
+# Limits
+# ---------------------------------------------------------------------------------------------
+
+MAX_OPS = 12
+MAX_NUMEL = 192  # elements of any value (logical shape for shards, buffer shape for `on`)
+MAX_RANK = 3
+MAX_FLOAT_BOUND = 64.0
+MAX_INT_BOUND = 1024
+MAX_DRIFT = 2e-6  # far below atol=1e-5
+EPS = 1.2e-7  # float32 rounding per operation, with margin
+
+ELEMENT_TYPES = ("f32", "i32", "i1")
+# Ops that store their operand (Invalid lanes become 0) or reduce it (Invalid lanes become the
+# identity): their results are free of Invalid (SPEC §4, rules 2-3).
+MATERIALIZING = frozenset({"tg.contiguous", "multi.copy", "multi.allreduce", "tg.reduce"})
+
+
+class GeneratorBug(AssertionError):
+    """The generator produced a program that does not verify."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources of choices
+# ---------------------------------------------------------------------------------------------
+
+
+class Chooser:
+    """Every random choice of the generator. Simplest option first: hypothesis shrinks integers
+    toward their lower bound, so index 0 / False / the first weighted option is the simplest."""
+
+    def integer(self, lo: int, hi: int) -> int:
+        raise NotImplementedError
+
+    def choice(self, options: Sequence[T]) -> T:
+        assert options, "choice from nothing"
+        return options[self.integer(0, len(options) - 1)]
+
+    def weighted(self, options: Sequence[tuple[T, int]]) -> T:
+        options = [(o, w) for o, w in options if w > 0]
+        total = sum(w for _, w in options)
+        x = self.integer(0, total - 1)
+        for o, w in options:
+            if x < w:
+                return o
+            x -= w
+        raise AssertionError("unreachable")
+
+    def boolean(self, p: float) -> bool:
+        """True with probability p (False is the simpler answer)."""
+        return self.integer(0, 999) >= round(1000 * (1 - p))
+
+    def subset(self, items: Sequence[T], min_size: int = 1) -> list[T]:
+        """A non-trivial subset in the items' order."""
+        assert len(items) >= min_size
+        while True:
+            chosen = [x for x in items if self.boolean(0.5)]
+            if len(chosen) >= min_size:
+                return chosen
+            if min_size == 1:
+                return [self.choice(items)]
+
+    def permutation(self, items: Sequence[T]) -> list[T]:
+        rest = list(items)
+        out: list[T] = []
+        while rest:
+            out.append(rest.pop(self.integer(0, len(rest) - 1)))
+        return out
+
+
+class RandomChooser(Chooser):
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+
+class DrawChooser(Chooser):
+    def __init__(self, draw: Callable[[st.SearchStrategy[Any]], Any]):
+        self.draw = draw
+
+    def integer(self, lo: int, hi: int) -> int:
+        if lo == hi:
+            return lo
+        return self.draw(st.integers(lo, hi))
+
+
+# ---------------------------------------------------------------------------------------------
+# Types
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Enc:
+    """None (unplaced), `#multi.on<devices>` or `#multi.shard<devices, axis>`."""
+
+    kind: str  # "none" | "on" | "shard"
+    devices: tuple[str, ...] = ()
+    axis: int = -1
+
+    @property
+    def n(self) -> int:
+        return len(self.devices)
+
+    def text(self) -> str | None:
+        names = ", ".join(f'"{d}"' for d in self.devices)
+        if self.kind == "on":
+            return f"#multi.on<[{names}]>"
+        if self.kind == "shard":
+            return f"#multi.shard<[{names}], axis = {self.axis}>"
+        return None
+
+
+NONE = Enc("none")
+
+
+def on(devices: Sequence[str]) -> Enc:
+    return Enc("on", tuple(devices))
+
+
+def shard(devices: Sequence[str], axis: int) -> Enc:
+    return Enc("shard", tuple(devices), axis)
+
+
+def type_text(shape: Sequence[int], elt: str, enc: Enc) -> str:
+    body = "x".join([*(str(d) for d in shape), elt])
+    e = enc.text()
+    return f"tensor<{body}, {e}>" if e else f"tensor<{body}>"
+
+
+def local_length(length: int, n: int) -> int:
+    return -(-length // n)
+
+
+def shard_bounds(length: int, n: int, k: int) -> tuple[int, int]:
+    s = local_length(length, n)
+    return min(k * s, length), min((k + 1) * s, length)
+
+
+@dataclass
+class Val:
+    name: str
+    shape: tuple[int, ...]
+    elt: str
+    enc: Enc
+    bound: float  # max |value|
+    drift: float = 0.0  # possible difference between levels; 0 = bit-exact
+    uses: int = 0
+    invalid: bool = False  # may hold Invalid lanes (from `tg.pad ... invalid`)
+
+    @property
+    def type(self) -> str:
+        return type_text(self.shape, self.elt, self.enc)
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def exact(self) -> bool:
+        return self.drift == 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Shape helpers (mirroring dialects/tg.py)
+# ---------------------------------------------------------------------------------------------
+
+
+def reshape_shard_axis(old: Sequence[int], new: Sequence[int], axis: int) -> int | None:
+    before = math.prod(old[:axis])
+    found = None
+    for a2 in range(len(new)):
+        if math.prod(new[:a2]) == before:
+            found = a2
+    return found
+
+
+def reshape_result_axis(old: Sequence[int], new: Sequence[int], axis: int, n: int) -> int | None:
+    """The new shard axis if reshaping a value sharded on `axis` over n devices is allowed."""
+    a2 = reshape_shard_axis(old, new, axis)
+    if a2 is None:
+        return None
+    if new[a2] == old[axis]:
+        return a2
+    if old[axis] % n == 0 and new[a2] % n == 0:
+        local = list(old)
+        local[axis] = old[axis] // n
+        if math.prod(local[axis:]) % math.prod(new[a2 + 1 :]) == 0:
+            return a2
+    return None
+
+
+@lru_cache(maxsize=None)
+def factorizations(numel: int, max_rank: int = MAX_RANK) -> tuple[tuple[int, ...], ...]:
+    """Every ordered factorization of numel into 1..max_rank factors >= 1 (at most one 1)."""
+    divs = [d for d in range(1, numel + 1) if numel % d == 0]
+    out: list[tuple[int, ...]] = []
+
+    def rec(rest: int, prefix: tuple[int, ...], rank: int) -> None:
+        if len(prefix) == rank - 1:
+            if prefix.count(1) + (rest == 1) <= 1 or numel == 1:
+                out.append((*prefix, rest))
+            return
+        for d in divs:
+            if rest % d == 0:
+                rec(rest // d, (*prefix, d), rank)
+
+    for rank in range(1, max_rank + 1):
+        rec(numel, (), rank)
+    return tuple(out)
+
+
+def safe_pow(b: float, k: int) -> float:
+    """b**k, or inf where it would overflow."""
+    if b <= 1.0:
+        return b**k
+    return math.inf if k * math.log(b) > 100 else b**k
+
+
+# ---------------------------------------------------------------------------------------------
+# Constants
+# ---------------------------------------------------------------------------------------------
+
+FLOAT_CONSTANTS = (1.0, 0.5, -1.0, 2.0, 0.25, -0.5, 0.0, 3.0, -2.0, 0.75)
+INT_CONSTANTS = (1, 0, 2, -1, 3, -2)
+
+
+def scalar_text(v: float | int | bool, elt: str) -> str:
+    if elt == "i1":
+        return "true" if v else "false"
+    if elt == "i32":
+        return str(int(v))
+    return repr(float(v))
+
+
+def dense_text(shape: Sequence[int], values: Sequence[float | int | bool], elt: str) -> str:
+    it = iter(values)
+
+    def rec(dims: Sequence[int]) -> str:
+        if not dims:
+            return scalar_text(next(it), elt)
+        return "[" + ", ".join(rec(dims[1:]) for _ in range(dims[0])) + "]"
+
+    return rec(shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# The program builder
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Program:
+    text: str
+    num_devices: int
+    num_ops: int
+    op_names: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class NotApplicable(Exception):
+    """The chosen op cannot be applied to the program's current values."""
+
+
+class Builder:
+    def __init__(self, c: Chooser):
+        self.c = c
+        self.lines: list[str] = []
+        self.values: list[Val] = []
+        self.counter = 0
+        self.index_consts: dict[int, str] = {}
+        self.op_names: list[str] = []
+        self.pending: list[Val] = []
+
+    # ---- devices ------------------------------------------------------------------------------
+
+    def choose_devices(self) -> None:
+        c = self.c
+        n = c.weighted([(2, 3), (1, 1), (3, 3), (4, 3), (8, 1)])
+        self.n = n
+        self.names = [f"CPU:{i}" for i in range(n)]
+        self.module_order = c.weighted(
+            [("canonical", 6), ("permuted", 2), ("omitted", 1)] if n > 1 else [("canonical", 3),
+                                                                             ("omitted", 1)]
+        )
+        if self.module_order == "permuted":
+            self.devices = c.permutation(self.names)
+        else:
+            self.devices = list(self.names)
+
+    def devlist(self, min_len: int = 1, max_len: int | None = None) -> tuple[str, ...]:
+        """A device list for an encoding: usually every device in module order."""
+        c, devs = self.c, self.devices
+        max_len = len(devs) if max_len is None else min(max_len, len(devs))
+        assert 1 <= min_len <= max_len
+        options = [("all", 8 if min_len <= len(devs) <= max_len else 0)]
+        if len(devs) > 1:
+            full = len(devs) <= max_len
+            options += [("reversed", 2 if full else 0), ("rotated", 2 if full else 0),
+                        ("subset", 3)]
+        kind = c.weighted(options) if any(w for _, w in options) else "subset"
+        if kind == "all":
+            return tuple(devs)
+        if kind == "reversed":
+            return tuple(reversed(devs))
+        if kind == "rotated":
+            r = c.integer(1, len(devs) - 1)
+            return tuple(devs[r:] + devs[:r])
+        k = c.integer(min_len, max_len)
+        picked = c.permutation(devs)[:k]
+        return tuple(picked)
+
+    def one_device(self) -> str:
+        return self.c.choice(self.devices)
+
+    # ---- values -------------------------------------------------------------------------------
+
+    def fresh(self) -> str:
+        self.counter += 1
+        return f"%v{self.counter}"
+
+    def add(self, line_fmt: str, shape: Sequence[int], elt: str, enc: Enc, bound: float,
+            drift: float, op_name: str) -> Val:
+        operands, self.pending = self.pending, []
+        if op_name == "tg.pad.invalid":
+            invalid, op_name = True, "tg.pad"
+        else:
+            invalid = op_name not in MATERIALIZING and any(o.invalid for o in operands)
+        v = Val(self.fresh(), tuple(shape), elt, enc, bound, drift, invalid=invalid)
+        self.check_value(v)
+        for o in operands:
+            o.uses += 1
+        self.lines.append(f"    {v.name} = " + line_fmt.format(res=v.type))
+        self.values.append(v)
+        self.op_names.append(op_name)
+        return v
+
+    def check_value(self, v: Val) -> None:
+        if v.numel > MAX_NUMEL or len(v.shape) > MAX_RANK or any(d < 1 for d in v.shape):
+            raise NotApplicable("too large")
+        if v.elt == "f32" and (v.bound > MAX_FLOAT_BOUND or v.drift > MAX_DRIFT):
+            raise NotApplicable("numerics")
+        if v.elt == "i32" and v.bound > MAX_INT_BOUND:
+            raise NotApplicable("numerics")
+
+    def use(self, *vals: Val) -> None:
+        """Declare the operands of the op that `add` emits next."""
+        self.pending = list(vals)
+
+    def pick(self, pred: Callable[[Val], bool]) -> Val:
+        """A value satisfying pred, most recent first (shrinks toward the latest value)."""
+        cands = [v for v in reversed(self.values) if pred(v)]
+        if not cands:
+            raise NotApplicable("no operand")
+        return self.c.choice(cands)
+
+    def index_const(self, k: int) -> str:
+        if k not in self.index_consts:
+            name = f"%c{k}"
+            self.lines.append(f"    {name} = arith.constant {k} : index")
+            self.index_consts[k] = name
+        return self.index_consts[k]
+
+    # ---- arguments ----------------------------------------------------------------------------
+
+    def shard_length(self, n: int) -> int:
+        """A logical axis length over n devices: even, uneven, or with empty shards."""
+        c = self.c
+        kind = c.weighted([("even", 3), ("uneven", 3), ("short", 2)])
+        if kind == "even":
+            return n * c.integer(1, 3)
+        if kind == "short":  # fewer rows than devices, or just one row: empty shards
+            return c.integer(1, max(1, n - 1)) if n > 1 else 1
+        return c.integer(1, 3 * n + 1)
+
+    def random_shape(self, rank: int) -> list[int]:
+        return [self.c.weighted([(3, 3), (2, 3), (4, 3), (1, 1), (5, 2), (6, 1), (8, 1)])
+                for _ in range(rank)]
+
+    def argument(self, i: int) -> Val:
+        c = self.c
+        elt = c.weighted([("f32", 8), ("i32", 2), ("i1", 1)])
+        placement = c.weighted([("shard", 4), ("on-many", 3 if self.n > 1 else 0),
+                                ("on-one", 2), ("none", 1)])
+        while True:
+            rank = c.weighted([(2, 4), (1, 2), (3, 2)])
+            shape = self.random_shape(rank)
+            if placement == "shard":
+                devs = self.devlist()
+                axis = c.integer(0, rank - 1)
+                shape[axis] = self.shard_length(len(devs))
+                enc = shard(devs, axis)
+            elif placement == "on-many":
+                enc = on(self.devlist(min_len=2))
+            elif placement == "on-one":
+                enc = on([self.one_device()])
+            else:
+                enc = NONE
+            if math.prod(shape) <= MAX_NUMEL:
+                break
+        bound = {"f32": 1.0, "i32": 3.0, "i1": 1.0}[elt]
+        v = Val(f"%a{i}", tuple(shape), elt, enc, bound)
+        self.values.append(v)
+        return v
+
+    # ---- operands of a given type ---------------------------------------------------------------
+
+    def constant(self, shape: Sequence[int], elt: str, enc: Enc) -> Val:
+        c = self.c
+        numel = math.prod(shape)
+        pool: Sequence[float | int | bool]
+        pool = FLOAT_CONSTANTS if elt == "f32" else INT_CONSTANTS if elt == "i32" else (1, 0)
+        if numel <= 24 and c.boolean(0.3):
+            vals = [c.choice(pool) for _ in range(numel)]
+            body = dense_text(shape, vals, elt)
+        else:
+            vals = [c.choice(pool)]
+            body = scalar_text(vals[0], elt)
+        bound = max(abs(float(x)) for x in vals)
+        return self.add(f"arith.constant dense<{body}> : {{res}}", shape, elt, enc,
+                        bound, 0.0, "arith.constant")
+
+    def operand_like(self, shape: Sequence[int], elt: str, enc: Enc,
+                     exact: bool = False) -> Val:
+        """An operand of exactly this type: an existing value, a constant, or a copy/mselect of
+        a value with the same shape and element type placed elsewhere."""
+        c = self.c
+        shape = tuple(shape)
+
+        def same(v: Val) -> bool:
+            return (v.shape == shape and v.elt == elt and v.enc == enc
+                    and (v.exact or not exact))
+
+        def movable(v: Val) -> bool:
+            return (v.shape == shape and v.elt == elt and v.enc.kind != "none"
+                    and enc.kind != "none" and v.enc != enc and (v.exact or not exact))
+
+        existing = [v for v in reversed(self.values) if same(v)]
+        others = [v for v in reversed(self.values) if movable(v)]
+        how = c.weighted([("existing", 5 if existing else 0), ("constant", 3),
+                          ("copy", 2 if others else 0)])
+        if how == "existing":
+            return c.choice(existing)
+        if how == "copy":
+            src = c.choice(others)
+            if (enc.kind == "on" and enc.n == 1 and src.enc.kind == "on"
+                    and enc.devices[0] in src.enc.devices and c.boolean(0.5)):
+                i = src.enc.devices.index(enc.devices[0])
+                self.use(src)
+                return self.add(f"multi.mselect {src.name}[{i}] : {src.type} -> {{res}}",
+                                shape, elt, enc, src.bound, src.drift, "multi.mselect")
+            self.use(src)
+            return self.add(f"multi.copy {src.name} : {src.type} -> {{res}}", shape, elt, enc,
+                            src.bound, src.drift, "multi.copy")
+        return self.constant(shape, elt, enc)
+
+    # ---- ops ----------------------------------------------------------------------------------
+
+    def op_binary(self) -> None:
+        x = self.pick(lambda v: True)
+        ops = {
+            "f32": [("addf", 3), ("mulf", 3), ("subf", 2), ("maximumf", 2), ("minimumf", 1)],
+            "i32": [("addi", 3), ("muli", 2), ("subi", 2), ("maxsi", 1), ("minsi", 1)],
+            "i1": [("andi", 1), ("ori", 1), ("xori", 1)],
+        }[x.elt]
+        name = self.c.weighted(ops)
+        y = self.operand_like(x.shape, x.elt, x.enc)
+        if self.c.boolean(0.5):
+            x, y = y, x
+        a, b = x.bound, y.bound
+        inexact = not (x.exact and y.exact)
+        if name in ("addf", "subf", "addi", "subi"):
+            bound = a + b
+            drift = x.drift + y.drift + (EPS * bound if inexact else 0.0)
+        elif name in ("mulf", "muli"):
+            bound = a * b
+            drift = x.drift * b + y.drift * a + (EPS * bound if inexact else 0.0)
+        else:
+            bound = max(a, b) if x.elt != "i1" else 1.0
+            drift = max(x.drift, y.drift)
+        self.use(x, y)
+        self.add(f"arith.{name} {x.name}, {y.name} : {{res}}", x.shape, x.elt, x.enc, bound,
+                 drift, f"arith.{name}")
+
+    def op_unary(self) -> None:
+        x = self.pick(lambda v: v.elt == "f32")
+        options = [("tanh", 4), ("negf", 2), ("absf", 1), ("exp", 2 if x.bound <= 2.5 else 0)]
+        name = self.c.weighted(options)
+        if name == "tanh":
+            bound, drift = min(x.bound, 1.0), x.drift + (EPS if x.drift else 0.0)
+        elif name == "exp":
+            bound = math.exp(x.bound)
+            drift = (x.drift + EPS) * bound if x.drift else 0.0
+        else:
+            bound, drift = x.bound, x.drift
+        dialect = "arith" if name == "negf" else "math"
+        self.use(x)
+        self.add(f"{dialect}.{name} {x.name} : {{res}}", x.shape, "f32", x.enc, bound, drift,
+                 f"{dialect}.{name}")
+
+    def op_cmp(self) -> None:
+        x = self.pick(lambda v: v.elt in ("f32", "i32") and v.exact)
+        y = self.operand_like(x.shape, x.elt, x.enc, exact=True)
+        pred = self.c.choice(("lt", "le", "gt", "ge", "eq", "ne"))
+        if self.c.boolean(0.5):
+            x, y = y, x
+        self.use(x, y)
+        self.add(f"tg.cmp {pred} {x.name}, {y.name} : {x.type} -> {{res}}", x.shape, "i1", x.enc,
+                 1.0, 0.0, "tg.cmp")
+
+    def op_where(self) -> None:
+        cond = self.pick(lambda v: v.elt == "i1")
+        elt = self.c.weighted([("f32", 4), ("i32", 1), ("i1", 1)])
+        x = self.operand_like(cond.shape, elt, cond.enc)
+        y = self.operand_like(cond.shape, elt, cond.enc)
+        self.use(cond, x, y)
+        self.add(f"tg.where {cond.name}, {x.name}, {y.name} : {cond.type}, {{res}}", x.shape,
+                 elt, x.enc, max(x.bound, y.bound), max(x.drift, y.drift), "tg.where")
+
+    def op_cast(self) -> None:
+        x = self.pick(lambda v: v.exact)
+        targets = [t for t in ELEMENT_TYPES if t != x.elt]
+        to = self.c.choice(targets)
+        if x.elt == "f32" and to == "i32":
+            bound: float = math.floor(x.bound)
+        elif to == "i1":
+            bound = 1.0
+        else:
+            bound = x.bound
+        self.use(x)
+        self.add(f"tg.cast {x.name} : {x.type} -> {{res}}", x.shape, to, x.enc, bound, 0.0,
+                 "tg.cast")
+
+    def op_reduce(self) -> None:
+        c = self.c
+        x = self.pick(lambda v: True)
+        rank = len(x.shape)
+        axes = c.subset(range(rank))
+        if x.enc.kind == "shard" and x.enc.axis not in axes and c.boolean(0.5):
+            axes = sorted({*axes, x.enc.axis})  # reduce over the shard axis more often
+        if c.boolean(0.2):
+            axes = c.permutation(axes)
+        # max over a range that is entirely Invalid would give -inf (the identity): keep
+        # values that may hold Invalid to add and mul
+        kind = c.weighted([("add", 3), ("max", 0 if x.invalid else 3), ("mul", 1)]
+                          if x.elt != "i1" else [("max", 1)])
+        if x.elt == "i1" and x.invalid:
+            raise NotApplicable("max of Invalid booleans")
+        k = math.prod(x.shape[a] for a in axes)
+        b, e = x.bound, x.drift
+        if kind == "max":
+            bound, drift = b, e
+        elif kind == "add":
+            bound = k * b
+            drift = 0.0 if k == 1 else k * e + EPS * k * b
+        else:
+            bound = safe_pow(b, k)
+            drift = 0.0 if k == 1 else k * safe_pow(max(b, 1.0), k - 1) * e + EPS * k * bound
+        if x.elt != "f32":
+            drift = 0.0
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        enc = x.enc
+        if enc.kind == "shard" and enc.axis in axes:
+            enc = on(enc.devices)
+        self.use(x)
+        axes_text = ", ".join(map(str, axes))
+        self.add(f"tg.reduce {kind} {x.name} [{axes_text}] : {x.type} -> {{res}}", shape, x.elt,
+                 enc, bound, drift, "tg.reduce")
+
+    def op_reshape(self) -> None:
+        x = self.pick(lambda v: True)
+        cands: list[tuple[tuple[int, ...], Enc]] = []
+        for new in factorizations(x.numel):
+            if new == x.shape:
+                continue
+            if x.enc.kind == "shard":
+                a2 = reshape_result_axis(x.shape, new, x.enc.axis, x.enc.n)
+                if a2 is not None:
+                    cands.append((new, shard(x.enc.devices, a2)))
+            else:
+                cands.append((new, x.enc))
+        if not cands:
+            raise NotApplicable("no reshape")
+        new, enc = self.c.choice(cands)
+        self.use(x)
+        self.add(f"tg.reshape {x.name} : {x.type} -> {{res}}", new, x.elt, enc, x.bound,
+                 x.drift, "tg.reshape")
+
+    def op_permute(self) -> None:
+        x = self.pick(lambda v: len(v.shape) >= 2)
+        perms = [p for p in itertools.permutations(range(len(x.shape)))
+                 if p != tuple(range(len(x.shape)))]
+        order = self.c.choice(perms)
+        shape = tuple(x.shape[i] for i in order)
+        enc = x.enc
+        if enc.kind == "shard":
+            enc = shard(enc.devices, order.index(enc.axis))
+        self.use(x)
+        self.add(f"tg.permute {x.name} [{', '.join(map(str, order))}] : {x.type} -> {{res}}",
+                 shape, x.elt, enc, x.bound, x.drift, "tg.permute")
+
+    def _free_axes(self, v: Val) -> list[int]:
+        return [a for a in range(len(v.shape)) if not (v.enc.kind == "shard" and a == v.enc.axis)]
+
+    def op_expand(self) -> None:
+        x = self.pick(lambda v: any(v.shape[a] == 1 for a in self._free_axes(v)))
+        ones = [a for a in self._free_axes(x) if x.shape[a] == 1]
+        axes = self.c.subset(ones)
+        shape = list(x.shape)
+        for a in axes:
+            shape[a] = self.c.integer(2, 4)
+        self.use(x)
+        self.add(f"tg.expand {x.name} : {x.type} -> {{res}}", shape, x.elt, x.enc, x.bound,
+                 x.drift, "tg.expand")
+
+    def _bound_text(self, k: int, dynamic_ok: bool) -> str:
+        if dynamic_ok and self.c.boolean(0.15):
+            return self.index_const(k)
+        return str(k)
+
+    def op_pad(self) -> None:
+        c = self.c
+        x = self.pick(lambda v: bool(self._free_axes(v)))
+        axes = c.subset(self._free_axes(x))
+        bounds: list[str] = []
+        shape = list(x.shape)
+        for a in range(len(x.shape)):
+            if a in axes:
+                lo, hi = c.integer(0, 2), c.integer(0, 2)
+                if lo + hi == 0:
+                    hi = 1
+                shape[a] += lo + hi
+                bounds.append(f"[{self._bound_text(lo, True)}, {self._bound_text(hi, True)}]")
+            else:
+                bounds.append("[0, 0]")
+        pool: Sequence[float | int] = (
+            FLOAT_CONSTANTS if x.elt == "f32" else INT_CONSTANTS if x.elt == "i32" else (0, 1)
+        )
+        self.use(x)
+        if c.boolean(0.4):  # Invalid fill: stored as 0, the identity in reductions
+            self.add(f"tg.pad {x.name} [{', '.join(bounds)}] invalid : {x.type} -> {{res}}",
+                     shape, x.elt, x.enc, x.bound, x.drift, "tg.pad.invalid")
+            return
+        fill = c.choice(pool)
+        bound = max(x.bound, abs(float(fill)))
+        self.add(f"tg.pad {x.name} [{', '.join(bounds)}] value {scalar_text(fill, x.elt)} : "
+                 f"{x.type} -> {{res}}", shape, x.elt, x.enc, bound, x.drift, "tg.pad")
+
+    def op_shrink(self) -> None:
+        c = self.c
+
+        def can(v: Val) -> bool:
+            if any(v.shape[a] > 1 for a in self._free_axes(v)):
+                return True
+            return v.enc.kind == "shard" and v.enc.n > 1
+        x = self.pick(can)
+        enc = x.enc
+        bounds: list[str] = []
+        shape = list(x.shape)
+        select_shard = False
+        if enc.kind == "shard":
+            L = x.shape[enc.axis]
+            owned = [shard_bounds(L, enc.n, k) for k in range(enc.n)]
+            nonempty = [b for b in owned if b[1] > b[0] and b != (0, L)]
+            free_shrinkable = any(x.shape[a] > 1 for a in self._free_axes(x))
+            select_shard = bool(nonempty) and (not free_shrinkable or c.boolean(0.4))
+        for a in range(len(x.shape)):
+            size = x.shape[a]
+            if enc.kind == "shard" and a == enc.axis:
+                if select_shard:
+                    lo, hi = c.choice(nonempty)
+                    shape[a] = hi - lo
+                    bounds.append(f"[{lo}, {hi}]")
+                else:
+                    bounds.append(f"[0, {size}]")
+                continue
+            if size > 1 and c.boolean(0.6):
+                lo = c.integer(0, size - 1)
+                hi = c.integer(lo + 1, size)
+            else:
+                lo, hi = 0, size
+            shape[a] = hi - lo
+            bounds.append(f"[{self._bound_text(lo, True)}, {self._bound_text(hi, True)}]")
+        new_enc = on(enc.devices) if select_shard else enc
+        self.use(x)
+        self.add(f"tg.shrink {x.name} [{', '.join(bounds)}] : {x.type} -> {{res}}", shape, x.elt,
+                 new_enc, x.bound, x.drift, "tg.shrink")
+
+    def op_flip(self) -> None:
+        x = self.pick(lambda v: bool(self._free_axes(v)))
+        axes = self.c.subset(self._free_axes(x))
+        self.use(x)
+        self.add(f"tg.flip {x.name} [{', '.join(map(str, axes))}] : {{res}}", x.shape, x.elt,
+                 x.enc, x.bound, x.drift, "tg.flip")
+
+    def op_contiguous(self) -> None:
+        x = self.pick(lambda v: True)
+        self.use(x)
+        self.add(f"tg.contiguous {x.name} : {{res}}", x.shape, x.elt, x.enc, x.bound, x.drift,
+                 "tg.contiguous")
+
+    def copy_destination(self, x: Val) -> Enc:
+        c = self.c
+        many = self.n > 1
+        kind = c.weighted([
+            ("shard", 4), ("to-one", 3), ("on-many", 3 if many else 0),
+            ("permute", 2 if x.enc.kind == "on" and x.enc.n > 1 else 0),
+            ("keep-slice", 2 if x.enc.kind == "on" and x.enc.n > 1 else 0),
+        ])
+        if kind == "to-one":
+            return on([self.one_device()])
+        if kind == "on-many":
+            return on(self.devlist(min_len=2))
+        if kind == "permute":
+            devs = self.devlist(min_len=x.enc.n, max_len=x.enc.n)
+            return on(devs)
+        if kind == "keep-slice":
+            return shard(x.enc.devices, c.integer(0, len(x.shape) - 1))
+        return shard(self.devlist(), c.integer(0, len(x.shape) - 1))
+
+    def op_copy(self) -> None:
+        x = self.pick(lambda v: v.enc.kind != "none")
+        dst = self.copy_destination(x)
+        self.use(x)
+        self.add(f"multi.copy {x.name} : {x.type} -> {{res}}", x.shape, x.elt, dst, x.bound,
+                 x.drift, "multi.copy")
+
+    def op_multi(self) -> None:
+        x = self.pick(lambda v: v.enc.kind == "on")
+        n = x.enc.n
+        axis = self.c.integer(0, len(x.shape) - 1)
+        s = x.shape[axis]
+        length = self.c.integer((s - 1) * n + 1, s * n)
+        shape = list(x.shape)
+        shape[axis] = length
+        self.use(x)
+        self.add(f"multi.multi {x.name} axis {axis} : {x.type} -> {{res}}", shape, x.elt,
+                 shard(x.enc.devices, axis), x.bound, x.drift, "multi.multi")
+
+    def op_mselect(self) -> None:
+        x = self.pick(lambda v: v.enc.kind == "on")
+        i = self.c.integer(0, x.enc.n - 1)
+        self.use(x)
+        self.add(f"multi.mselect {x.name}[{i}] : {x.type} -> {{res}}", x.shape, x.elt,
+                 on([x.enc.devices[i]]), x.bound, x.drift, "multi.mselect")
+
+    def op_mstack(self) -> None:
+        x = self.pick(lambda v: v.enc.kind != "none")
+        devs = self.devlist()
+        parts: list[Val] = []
+        for dev in devs:
+            if x.enc == on([dev]):
+                parts.append(x)
+            else:
+                parts.append(self.operand_like(x.shape, x.elt, on([dev])))
+        self.use(*parts)
+        self.add(f"multi.mstack {', '.join(p.name for p in parts)} : "
+                 f"{', '.join(p.type for p in parts)} -> {{res}}", x.shape, x.elt, on(devs),
+                 max(p.bound for p in parts), max(p.drift for p in parts), "multi.mstack")
+
+    def op_allreduce(self) -> None:
+        c = self.c
+        x = self.pick(lambda v: v.enc.kind == "on" and v.elt != "i1")
+        kind = c.weighted([("add", 3), ("max", 2), ("mul", 1)])
+        n = x.enc.n
+        b, e = x.bound, x.drift
+        if kind == "max":
+            bound, drift = b, e
+        elif kind == "add":
+            bound = n * b
+            drift = 0.0 if n == 1 else n * e + EPS * n * b
+        else:
+            bound = safe_pow(b, n)
+            drift = 0.0 if n == 1 else n * safe_pow(max(b, 1.0), n - 1) * e + EPS * n * bound
+        if x.elt != "f32":
+            drift = 0.0
+        dst = on(self.devlist())
+        self.use(x)
+        self.add(f"multi.allreduce {kind} {x.name} : {x.type} -> {{res}}", x.shape, x.elt, dst,
+                 bound, drift, "multi.allreduce")
+
+    OPS: tuple[tuple[str, int], ...] = (
+        ("binary", 6), ("unary", 3), ("copy", 5), ("reduce", 4), ("reshape", 2),
+        ("permute", 2), ("shrink", 3), ("cmp", 2), ("where", 2), ("cast", 2), ("pad", 3),
+        ("expand", 2), ("flip", 1), ("multi", 2), ("mselect", 1), ("mstack", 2),
+        ("allreduce", 3), ("contiguous", 1),
+    )
+
+    # ---- the program --------------------------------------------------------------------------
+
+    def build(self, max_ops: int = MAX_OPS) -> Program:
+        c = self.c
+        self.choose_devices()
+        nargs = c.weighted([(1, 3), (2, 3), (3, 2)])
+        args = [self.argument(i) for i in range(nargs)]
+        target = c.integer(1, max_ops)
+        attempts = 0
+        while len(self.op_names) < target and attempts < 8 * max_ops:
+            attempts += 1
+            kind = c.weighted(self.OPS)
+            saved = (len(self.lines), len(self.values), len(self.op_names), self.counter,
+                     dict(self.index_consts), [v.uses for v in self.values])
+            try:
+                getattr(self, f"op_{kind}")()
+            except NotApplicable:
+                n_lines, n_vals, n_ops, counter, consts, uses = saved
+                del self.lines[n_lines:], self.values[n_vals:], self.op_names[n_ops:]
+                self.counter, self.index_consts, self.pending = counter, consts, []
+                for v, u in zip(self.values, uses, strict=False):
+                    v.uses = u
+        results = self.choose_results()
+        return Program(self.module_text(args, results), self.n, len(self.op_names),
+                       list(self.op_names))
+
+    def choose_results(self) -> list[Val]:
+        c = self.c
+        nres = c.weighted([(1, 3), (2, 3), (3, 2)])
+        sinks = [v for v in reversed(self.values) if v.uses == 0]
+        out: list[Val] = []
+        for _ in range(nres):
+            pool = [v for v in sinks if v not in out] or list(reversed(self.values))
+            out.append(c.choice(pool))
+        return out
+
+    def module_text(self, args: list[Val], results: list[Val]) -> str:
+        if self.module_order == "omitted":
+            header = "module {"
+        else:
+            header = ("module attributes {multi.devices = ["
+                      + ", ".join(f'"{d}"' for d in self.devices) + "]} {")
+        sig = ", ".join(f"{a.name}: {a.type}" for a in args)
+        res_types = ", ".join(r.type for r in results)
+        ret = (f"    func.return {', '.join(r.name for r in results)} : {res_types}")
+        return "\n".join([
+            header,
+            f"  func.func @main({sig}) -> ({res_types}) {{",
+            *self.lines,
+            ret,
+            "  }",
+            "}",
+            "",
+        ])
+
+
+# ---------------------------------------------------------------------------------------------
+# Front ends
+# ---------------------------------------------------------------------------------------------
+
+
+def verify_text(text: str) -> Any:
+    """Parse and verify; a failure is a generator bug."""
+    from xdsl.parser import Parser
+
+    from xdsl_multi.dialects import make_context
+
+    try:
+        module = Parser(make_context(), text).parse_module()
+        module.verify()
+    except Exception as e:  # noqa: BLE001 - any parse or verify error is the generator's fault
+        raise GeneratorBug(f"generated program does not verify: {e}\n{text}") from e
+    return module
+
+
+def generate(c: Chooser, max_ops: int = MAX_OPS, verify: bool = True) -> Program:
+    program = Builder(c).build(max_ops)
+    if verify:
+        verify_text(program.text)
+    return program
+
+
+def random_program(seed: int, max_ops: int = MAX_OPS, verify: bool = True) -> Program:
+    """The program of one seed (reproducible; independent of hypothesis)."""
+    return generate(RandomChooser(seed), max_ops, verify)
+
+
+@st.composite
+def programs(draw: Callable[[st.SearchStrategy[Any]], Any], max_ops: int = MAX_OPS) -> Program:
+    """A hypothesis strategy of verified random multi-level programs."""
+    return generate(DrawChooser(draw), max_ops)
+
+
+def program_inputs(module: Any, seed: int) -> list[np.ndarray]:
+    """Bounded logical inputs for a module's @main: floats uniform in [-1, 1], i32 in [-3, 3],
+    i1 random (shapes and dtypes from the interpreter's `random_inputs`)."""
+    from xdsl_multi.runtime.interpreter import logical_signature, random_inputs
+
+    rng = np.random.default_rng(seed)
+    out: list[np.ndarray] = []
+    for x in random_inputs(logical_signature(module, "main"), seed=seed):
+        x = np.asarray(x)
+        if x.dtype == np.bool_:
+            out.append(rng.random(x.shape) < 0.5)
+        elif np.issubdtype(x.dtype, np.integer):
+            out.append(rng.integers(-3, 4, size=x.shape).astype(x.dtype))
+        else:
+            out.append(rng.uniform(-1.0, 1.0, size=x.shape).astype(x.dtype))
+    return out
+
+
+__all__ = [
+    "GeneratorBug",
+    "Program",
+    "program_inputs",
+    "programs",
+    "random_program",
+    "verify_text",
+]
