@@ -1,0 +1,4 @@
+// One '>' too many.
+func.func @f(%x: tensor<4xf32>>) {
+  func.return
+}
