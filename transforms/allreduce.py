@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
-
 from xdsl_multi.dialects.tg import ContiguousOp, pad_value_attr
 from xdsl_multi.transforms.spmd_builder import Index, SpmdBuilder
 

@@ -16,7 +16,10 @@ The patterns live by concept in four files, each with a table of its rules:
 - invalid_rules.py: SPEC §4 rules 1-6 and removal of values that are Invalid everywhere;
 - index_folding.py: constant folding and interval reasoning on `index` (d in [0, N));
 - pad_shrink_folding.py: pad/shrink identities and composition;
-- algebra_folding.py: selects with constant or equal conditions, tinygrad's constant rules.
+- algebra_folding.py: selects with constant or equal conditions, tinygrad's constant rules;
+- invalid_windows.py: narrowing work to the lanes that hold data (pads of Invalid sink through
+  lane-wise ops, shrinks rise through them), which is what makes a specialized device compute
+  only its own share.
 
 One greedy walk applies them all (the first pattern that matches wins) and erases ops without
 uses and without side effects (dead code), until nothing changes. N is the length of the
@@ -40,6 +43,7 @@ from xdsl.pattern_rewriter import (
 from xdsl_multi.transforms.algebra_folding import algebra_folding_patterns
 from xdsl_multi.transforms.index_folding import index_folding_patterns
 from xdsl_multi.transforms.invalid_rules import FetchOfInvalidIsZero, invalid_rule_patterns
+from xdsl_multi.transforms.invalid_windows import invalid_window_patterns
 from xdsl_multi.transforms.pad_shrink_folding import pad_shrink_folding_patterns
 from xdsl_multi.transforms.value_facts import num_devices_of
 
@@ -56,6 +60,7 @@ def simplify_patterns(num_devices: int | None, device_copy: bool = False) -> lis
         *algebra_folding_patterns(),
         *invalid_rule_patterns(),
         *pad_shrink_folding_patterns(),
+        *invalid_window_patterns(),
     ]
     if device_copy:
         patterns = [p for p in patterns if not isinstance(p, FetchOfInvalidIsZero)]

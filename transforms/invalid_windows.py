@@ -11,7 +11,6 @@ into the window:
 | `ExpandOfInvalidPad` | expand(pad_inv(x, w)) -> pad_inv(expand(x), w) when no padded axis expands | lanes move with their data |
 | `PermuteOfInvalidPad` | permute(pad_inv(x, w)) -> pad_inv(permute(x), permuted w) | lanes move with their data |
 | `ContiguousOfInvalidPad` | contiguous(pad_inv(x, w)) -> pad(contiguous(x), w) value 0 | a store writes Invalid as 0 (rule 3) |
-| `ReturnOfInvalidPad` | return pad_inv(x, w) -> return pad(x, w) value 0 | a function result is a store |
 | `ReduceOverInvalidPadding` | reduce(pad_inv(x, w), axes) -> reduce(x, axes) when only reduced axes are padded | the padding reduces as the identity (rule 2) |
 | `ShrinkOfElementwise` | shrink(f(a, b), s) -> f(shrink(a, s), shrink(b, s)) | lane-wise ops commute with shrink |
 | `ShrinkOfReduce` | shrink(reduce(x, axes), s) -> reduce(shrink(x, s'), axes), s' full on reduced axes | each kept lane reduces the same inputs |
@@ -27,11 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, func
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import NoneAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-
 from xdsl_multi.dialects import tg
 from xdsl_multi.transforms.invalid_rules import is_elementwise
 from xdsl_multi.transforms.value_facts import constant_like, splat_constant
@@ -93,7 +91,7 @@ class _Emit:
         self.rewriter = rewriter
 
     def op(self, op: Operation) -> SSAValue:
-        self.rewriter.insert_op(op)
+        self.rewriter.insert(op)
         return op.results[0]
 
     def shrink(self, x: SSAValue, window: Window) -> SSAValue:
@@ -148,7 +146,7 @@ def _narrow_lanewise(
         attributes=dict(op.attributes),
     )
     inner = emit.op(new)
-    rewriter.replace_op(op, [], [emit.pad(inner, window, shape, zero=False)])
+    rewriter.replace(op, [], [emit.pad(inner, window, shape, zero=False)])
 
 
 class ElementwiseOfInvalidPad(RewritePattern):
@@ -205,7 +203,7 @@ class ExpandOfInvalidPad(RewritePattern):
         out_window = [(lo, hi) if o == n else (0, n) for (lo, hi), o, n in zip(window, old, new)]
         emit = _Emit(rewriter)
         inner = emit.op(tg.ExpandOp(x, _retyped(x, _size(out_window))))
-        rewriter.replace_op(op, [], [emit.pad(inner, out_window, new, zero=False)])
+        rewriter.replace(op, [], [emit.pad(inner, out_window, new, zero=False)])
 
 
 class PermuteOfInvalidPad(RewritePattern):
@@ -222,7 +220,7 @@ class PermuteOfInvalidPad(RewritePattern):
         out_window = [window[i] for i in order]
         emit = _Emit(rewriter)
         inner = emit.op(tg.PermuteOp(x, order, _retyped(x, _size(out_window))))
-        rewriter.replace_op(op, [], [emit.pad(inner, out_window, _shape(op.result), zero=False)])
+        rewriter.replace(op, [], [emit.pad(inner, out_window, _shape(op.result), zero=False)])
 
 
 class ContiguousOfInvalidPad(RewritePattern):
@@ -237,26 +235,7 @@ class ContiguousOfInvalidPad(RewritePattern):
         x, window = padded
         emit = _Emit(rewriter)
         inner = emit.op(tg.ContiguousOp(x))
-        rewriter.replace_op(op, [], [emit.pad(inner, window, _shape(op.result), zero=True)])
-
-
-class ReturnOfInvalidPad(RewritePattern):
-    """return pad_inv(x, w) -> return pad(x, w) value 0: a function result is a store."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, func.ReturnOp):
-            return
-        new_operands = list(op.arguments)
-        changed = False
-        emit = _Emit(rewriter)
-        for i, v in enumerate(op.arguments):
-            padded = invalid_pad(v)
-            if padded is not None:
-                x, window = padded
-                new_operands[i] = emit.pad(x, window, _shape(v), zero=True)
-                changed = True
-        if changed:
-            rewriter.replace_op(op, func.ReturnOp(*new_operands))
+        rewriter.replace(op, [], [emit.pad(inner, window, _shape(op.result), zero=True)])
 
 
 class ReduceOverInvalidPadding(RewritePattern):
@@ -272,11 +251,12 @@ class ReduceOverInvalidPadding(RewritePattern):
         x, window = padded
         shape = _shape(op.source)
         axes = op.axes_list
-        if any((lo, hi) != (0, n) for i, ((lo, hi), n) in enumerate(zip(window, shape)) if i not in axes):
+        kept_axes_padded = any(
+            window[i] != (0, n) for i, n in enumerate(shape) if i not in axes
+        )
+        if kept_axes_padded or any(_shape(x)[i] == 0 for i in axes):
             return
-        if any(_shape(x)[i] == 0 for i in axes):
-            return
-        rewriter.replace_op(op, tg.ReduceOp(op.kind, x, axes, op.result.type))
+        rewriter.replace(op, tg.ReduceOp(op.kind, x, axes, op.result.type))
 
 
 def _static_shrink(op: tg.ShrinkOp) -> Window | None:
@@ -321,7 +301,7 @@ class ShrinkOfElementwise(RewritePattern):
             properties=dict(producer.properties),
             attributes=dict(producer.attributes),
         )
-        rewriter.replace_op(op, new)
+        rewriter.replace(op, new)
 
 
 class ShrinkOfReduce(RewritePattern):
@@ -338,7 +318,7 @@ class ShrinkOfReduce(RewritePattern):
         src_window = [(0, src_shape[i]) if i in axes else w for i, w in enumerate(window)]
         emit = _Emit(rewriter)
         inner = emit.content(producer.source, src_window)
-        rewriter.replace_op(
+        rewriter.replace(
             op,
             tg.ReduceOp(producer.kind, inner, axes, _retyped(op.result, _shape(op.result))),
         )
@@ -357,7 +337,7 @@ class ShrinkOfExpand(RewritePattern):
         src_window = [(0, 1) if o == 1 else w for w, o in zip(window, old, strict=True)]
         emit = _Emit(rewriter)
         inner = emit.shrink(producer.source, src_window)
-        rewriter.replace_op(op, tg.ExpandOp(inner, op.result.type))
+        rewriter.replace(op, tg.ExpandOp(inner, op.result.type))
 
 
 def invalid_window_patterns() -> list[RewritePattern]:
@@ -368,7 +348,6 @@ def invalid_window_patterns() -> list[RewritePattern]:
         ExpandOfInvalidPad(),
         PermuteOfInvalidPad(),
         ContiguousOfInvalidPad(),
-        ReturnOfInvalidPad(),
         ReduceOverInvalidPadding(),
         ShrinkOfElementwise(),
         ShrinkOfReduce(),
@@ -382,7 +361,6 @@ def narrow_messages(top: Operation) -> bool:
     stored, so its Invalid lanes read 0). `top` holds the device modules of specialize-devices.
     Returns whether any message changed."""
     from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-
     from xdsl_multi.dialects import devidx
 
     modules: dict[int, ModuleOp] = {}
@@ -412,7 +390,7 @@ def narrow_messages(top: Operation) -> bool:
             parent = recv.parent_block()
             assert parent is not None
             parent.insert_ops_before([narrow, widened], recv)
-            recv.result.replace_by(widened.result)
+            recv.result.replace_all_uses_with(widened.result)
             recv.detach()
             recv.erase()
             changed = True

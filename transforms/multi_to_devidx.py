@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
+from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -33,12 +34,10 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.dialects.arith import ConstantOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
-
 from xdsl_multi.dialects import devidx, multi, tg
 from xdsl_multi.dialects.multi import CopyKind, OnAttr, ShardAttr, copy_kind, placement_of
 from xdsl_multi.transforms.allreduce import AllreduceStrategy, lower_allreduce

@@ -72,6 +72,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms.devidx_simplify import simplify
+from xdsl_multi.transforms.invalid_windows import narrow_messages
 from xdsl_multi.transforms.value_facts import constant_like, int_constant
 
 DEVICE_ATTR = "devidx.device"
@@ -218,16 +219,21 @@ class SpecializeDevices(ModulePass):
             sends = needed
 
         channels = _channels(messages)
+        device_modules: list[ModuleOp] = []
         for device, copy in enumerate(copies):
             _finish(copy, device, messages, channels)
             simplify(copy, num_devices)
-            op.body.block.add_op(
-                ModuleOp(
-                    _take_ops(copy),
-                    attributes={DEVICE_ATTR: IntegerAttr(device, i64)},
-                    sym_name=StringAttr(f"device_{device}"),
-                )
+            device_module = ModuleOp(
+                _take_ops(copy),
+                attributes={DEVICE_ATTR: IntegerAttr(device, i64)},
+                sym_name=StringAttr(f"device_{device}"),
             )
+            op.body.block.add_op(device_module)
+            device_modules.append(device_module)
+        # Messages carry only the lanes that hold data; receivers pad them back with zeros.
+        while narrow_messages(op):
+            for device_module in device_modules:
+                simplify(device_module, num_devices)
 
     @staticmethod
     def _num_devices(op: ModuleOp) -> int:
