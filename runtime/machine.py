@@ -94,6 +94,7 @@ class InterpStats:
     messages: dict[tuple[int, int], int] = field(default_factory=dict)
     elements_sent: dict[tuple[int, int], int] = field(default_factory=dict)
     elements_computed: dict[int, int] = field(default_factory=dict)
+    lanes_computed: dict[int, int] = field(default_factory=dict)
 
     def record_message(self, src: int, dst: int, elements: int) -> None:
         self.messages[(src, dst)] = self.messages.get((src, dst), 0) + 1
@@ -264,7 +265,10 @@ class Machine:
             return
         elements = sum(valid_count(x) for x in lanes)
         if self.level != "multi":
-            self.stats.record_compute(self.device or 0, elements)
+            device = self.device or 0
+            self.stats.record_compute(device, elements)
+            total = sum(int(x.data.size) for x in lanes)
+            self.stats.lanes_computed[device] = self.stats.lanes_computed.get(device, 0) + total
             return
         t = (op.operands[0] if op.name == "tg.reduce" else op.results[0]).type
         enc = placement_of(t)

@@ -358,8 +358,9 @@ def invalid_window_patterns() -> list[RewritePattern]:
 def narrow_messages(top: Operation) -> bool:
     """Send only the window of a padded value: `send pad_inv(x, w)` becomes `send x`, and the
     matching `recv` in the destination's module is padded back with zeros (a received value is
-    stored, so its Invalid lanes read 0). `top` holds the device modules of specialize-devices.
-    Returns whether any message changed."""
+    stored, so its Invalid lanes read 0). A send of a splat constant (Invalid is sent as zeros)
+    is no message: the receiver makes the constant. `top` holds the device modules of
+    specialize-devices. Returns whether any message changed."""
     from xdsl.dialects.builtin import IntegerAttr, ModuleOp
     from xdsl_multi.dialects import devidx
 
@@ -376,9 +377,25 @@ def narrow_messages(top: Operation) -> bool:
     changed = False
     for device, module in modules.items():
         for send in [op for op in module.walk() if isinstance(op, devidx.SendOp)]:
-            padded = invalid_pad(send.value)
             key = (device, send.dest.value.data, send.channel.value.data)
-            if padded is None or key not in recvs:
+            if key not in recvs:
+                continue
+            constant = splat_constant(send.value)
+            if constant is not None:  # the receiver can make it: no message at all
+                recv = recvs.pop(key)
+                made = constant_like(recv.result.type, constant)
+                parent = recv.parent_block()
+                assert parent is not None
+                parent.insert_op_before(made, recv)
+                recv.result.replace_all_uses_with(made.result)
+                recv.detach()
+                recv.erase()
+                send.detach()
+                send.erase()
+                changed = True
+                continue
+            padded = invalid_pad(send.value)
+            if padded is None:
                 continue
             x, window = padded
             recv = recvs.pop(key)

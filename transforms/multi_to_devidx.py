@@ -303,10 +303,33 @@ class _Lowering:
             and list(dst.device_names) == self.devices
         ):
             return self.reshard(b, x, src_t, src, dst_t, dst)
+        if (
+            isinstance(src, OnAttr)
+            and isinstance(dst, ShardAttr)
+            and list(dst.device_names) == self.devices
+        ):
+            return self.scatter_from_one(b, x, src, dst_t, dst)
         logical = self.logical_value(b, x, src_t, src)
         if isinstance(dst, ShardAttr):
             return b.mask(self.member(b, dst.device_names), self.clean(b, logical, dst_t, dst))
         return b.mask(self.member(b, dst.device_names), logical)
+
+    def scatter_from_one(
+        self, b: SpmdBuilder, x: SSAValue, src: OnAttr, dst_t: TensorType, dst: ShardAttr
+    ) -> SSAValue:
+        """The first source device J sends each device only its share: for each shift t, every
+        device j computes the share of device (j + t) mod N of its value (Invalid unless j is
+        J) and device d fetches it from (d - t) mod N. Once specialized, only the N - 1 shifts
+        that start at J carry data; the others are no message at all."""
+        owner = self.number[src.device_names[0]]
+        value = b.mask(b.eq(b.d, owner), x)
+        g_dst = geometry(dst_t, dst)
+        total: SSAValue | None = None
+        for t in range(len(self.devices)):
+            piece = b.fetch(b.clean(value, g_dst, b.shift(t)), b.shift(-t))
+            total = piece if total is None else b.combine("add", total, piece)
+        assert total is not None
+        return self.clean(b, total, dst_t, dst)
 
     def logical_value(
         self, b: SpmdBuilder, x: SSAValue, t: TensorType, enc: OnAttr | ShardAttr
