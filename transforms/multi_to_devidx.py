@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -82,8 +83,10 @@ def geometry(t: TensorType, enc: ShardAttr) -> ShardGeometry:
     return ShardGeometry(enc.axis_index, t.get_shape()[enc.axis_index], enc.num_devices)
 
 
-def _fail(op: Operation, msg: str) -> PassFailedException:
-    return PassFailedException(f"multi-to-devidx: {op.name}: {msg}")
+def _fail(op: Operation, msg: str) -> NoReturn:
+    """Reject the input at `op` (the driver reports the op's file:line:col)."""
+    text = f"multi-to-devidx: {op.name}: {msg}"
+    op.emit_error(text, PassFailedException(text))
 
 
 class _Lowering:
@@ -227,7 +230,7 @@ class _Lowering:
         """The same op on SPMD values: encodings dropped from every tensor type."""
         placed = any(placement_of(t) is not None for t in (*op.operand_types, *op.result_types))
         if op.regions and placed:
-            raise _fail(op, "ops with regions on placed values are not supported")
+            _fail(op, "ops with regions on placed values are not supported")
         if not placed:
             new_op = op.clone(value_mapper=dict(self.vmap))
             b.emit(new_op)
@@ -443,9 +446,9 @@ class MultiToDevidx(ModulePass):
             if f.is_declaration:
                 continue
             if len(f.body.blocks) != 1:
-                raise _fail(f, "functions with more than one block are not supported")
+                _fail(f, "functions with more than one block are not supported")
             if f is not main and _is_placed_function(f):
-                raise _fail(
+                _fail(
                     f, f"only @main may take or return placed values, found @{f.sym_name.data}"
                 )
             if f is main or _uses_placement(f.body):
@@ -476,6 +479,6 @@ def _check_known(op: Operation, t: Attribute, devices: list[str]) -> None:
         return
     unknown = [n for n in enc.device_names if n not in devices]
     if unknown:
-        raise _fail(
+        _fail(
             op, f"devices {unknown} are not in the module's multi.devices {devices}"
         )

@@ -12,7 +12,9 @@ from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context, multi, tg
 from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
+from xdsl_multi.transforms.devidx_simplify import DevidxSimplify
 from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
+from xdsl_multi.transforms.specialize_devices import SpecializeDevices
 
 import multi_programs as P  # test/support, on pythonpath
 
@@ -34,16 +36,25 @@ def lower(text: str, **options: object) -> ModuleOp:
 
 
 def check_equivalent(text: str, seed: int = 0, **options: object) -> ModuleOp:
+    """The multi-level program, its SPMD form, the simplified SPMD form and the specialized
+    device modules give the same logical outputs. Returns the SPMD form."""
     before = parse(text)
     after = lower(text, **options)
     assert not any(op.dialect_name() == "multi" for op in after.walk())
     inputs = random_inputs(logical_signature(before, "main"), seed=seed)
     want = run_module(before, inputs)
-    got = run_module(after, inputs)
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        assert g.shape == w.shape and g.dtype == w.dtype
-        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+    simplified = after.clone()
+    DevidxSimplify().apply(make_context(), simplified)
+    simplified.verify()
+    specialized = simplified.clone()
+    SpecializeDevices().apply(make_context(), specialized)
+    specialized.verify()
+    for level, module in [("spmd", after), ("simplified", simplified), ("specialized", specialized)]:
+        got = run_module(module, inputs)
+        assert len(got) == len(want), level
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape and g.dtype == w.dtype, level
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=level)
     return after
 
 
@@ -106,6 +117,19 @@ def test_row_local_ops_and_movement(n: int) -> None:
 )
 def test_examples(path: Path) -> None:
     check_equivalent(path.read_text())
+
+
+LIT_INPUTS = [
+    p
+    for p in sorted((ROOT / "test" / "lit" / "transforms" / "multi-to-devidx").glob("*.mlir"))
+    if "not multi-opt" not in p.read_text()
+]
+
+
+@pytest.mark.parametrize("path", LIT_INPUTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("strategy", ["naive", "ring", "all2all"])
+def test_lit_inputs_keep_meaning_at_every_level(path: Path, strategy: str) -> None:
+    check_equivalent(path.read_text(), allreduce=strategy)
 
 
 def test_signature_and_devices_are_recorded() -> None:
