@@ -22,124 +22,30 @@ the environment variable XDSL_MULTI_RANDOM_PROGRAMS for more, e.g.
 A failure message holds the program text, the pass options, the input seed and the stage that
 disagrees. To replay one seeded program outside hypothesis:
 
-    python test/transforms/test_random_programs.py SEED [allreduce] [ring_threshold]
+    python test/transforms/test_random_programs.py SEED [allreduce] [ring_threshold] [max_ops]
 
-The explicit cases at the bottom are programs found by this test (see test/regressions/).
+Programs this test found that the pipeline gets wrong are minimized into test/regressions/
+(test_random_program_findings.py); the explicit cases below are interesting passing programs.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
-from xdsl.passes import ModulePass
-
-from xdsl_multi.dialects import make_context
-from xdsl_multi.runtime.interpreter import run_module
-from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
 
 if __name__ == "__main__":  # replay mode: make test/support importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
-from random_programs import Program, program_inputs, programs, random_program  # noqa: E402
+from pipeline_check import ALLREDUCE, LATER_STAGES, check_program  # noqa: E402
+from random_programs import Program, programs, random_program  # noqa: E402
 
 NUM_PROGRAMS = int(os.environ.get("XDSL_MULTI_RANDOM_PROGRAMS", "300"))
-ALLREDUCE = ("naive", "ring", "all2all", "auto")
-RTOL, ATOL = 1e-4, 1e-5
-
-
-def _optional_pass(module: str, cls: str) -> Callable[[], ModulePass] | None:
-    """A later pass of the pipeline, once its module exists."""
-    if importlib.util.find_spec(module) is None:
-        return None
-    return getattr(importlib.import_module(module), cls)
-
-
-LATER_STAGES: list[tuple[str, Callable[[], ModulePass]]] = [
-    (name, factory)
-    for name, factory in [
-        ("devidx-simplify",
-         _optional_pass("xdsl_multi.transforms.devidx_simplify", "DevidxSimplify")),
-        ("specialize-devices",
-         _optional_pass("xdsl_multi.transforms.specialize_devices", "SpecializeDevices")),
-    ]
-    if factory is not None
-]
-
-
-def parse(text: str) -> ModuleOp:
-    module = Parser(make_context(), text).parse_module()
-    module.verify()
-    return module
-
-
-def compare(got: list[np.ndarray], want: list[np.ndarray]) -> str | None:
-    """None when equal, else what differs."""
-    if len(got) != len(want):
-        return f"{len(got)} results, expected {len(want)}"
-    for i, (g, w) in enumerate(zip(got, want, strict=True)):
-        g, w = np.asarray(g), np.asarray(w)
-        if g.shape != w.shape or g.dtype != w.dtype:
-            return f"result {i}: {g.dtype}{list(g.shape)}, expected {w.dtype}{list(w.shape)}"
-        if np.issubdtype(w.dtype, np.floating):
-            ok = np.isclose(g, w, rtol=RTOL, atol=ATOL, equal_nan=True)
-        else:
-            ok = g == w
-        if not ok.all():
-            bad = np.argwhere(~ok)
-            idx = tuple(bad[0])
-            return (f"result {i}: {len(bad)} of {w.size} elements differ, first at {list(idx)}: "
-                    f"got {g[idx]!r}, expected {w[idx]!r}\n  got:      "
-                    f"{np.array2string(g.ravel()[:24], precision=5)}\n  expected: "
-                    f"{np.array2string(w.ravel()[:24], precision=5)}")
-    return None
-
-
-def check_program(text: str, allreduce: str, ring_threshold: int, seed: int) -> None:
-    """The multi-level program and every stage of the pipeline give the same outputs."""
-    where = (f"\n--- options: allreduce={allreduce} ring-threshold={ring_threshold}, "
-             f"input seed {seed}\n--- program:\n{text}")
-    before = parse(text)
-    inputs = program_inputs(before, seed)
-    want = run_module(before, inputs)
-    module = before.clone()
-    stages: list[tuple[str, Callable[[], ModulePass]]] = [
-        ("multi-to-devidx",
-         lambda: MultiToDevidx(allreduce=allreduce, ring_threshold=ring_threshold)),
-        *LATER_STAGES,
-    ]
-    for name, make in stages:
-        try:
-            make().apply(make_context(), module)
-            module.verify()
-            got = run_module(module, inputs)
-        except Exception as e:
-            raise AssertionError(
-                f"{name} failed: {type(e).__name__}: {e}{where}\n--- module after {name}:\n"
-                f"{_head(module)}"
-            ) from e
-        diff = compare(got, want)
-        if diff is not None:
-            raise AssertionError(
-                f"outputs after {name} differ from the multi-level program: {diff}{where}\n"
-                f"--- module after {name}:\n{_head(module)}"
-            )
-
-
-def _head(module: ModuleOp, lines: int = 150) -> str:
-    text = str(module).splitlines()
-    return "\n".join(text[:lines] + ([f"... ({len(text) - lines} more lines)"]
-                                     if len(text) > lines else []))
 
 
 @settings(
@@ -185,7 +91,7 @@ if __name__ == "__main__":
     seed = int(sys.argv[1])
     allreduce = sys.argv[2] if len(sys.argv) > 2 else "auto"
     threshold = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-    program = random_program(seed)
+    program = random_program(seed, int(sys.argv[4]) if len(sys.argv) > 4 else 12)
     print(program.text)
     check_program(program.text, allreduce, threshold, seed)
     print(f"ok: {program.num_ops} ops on {program.num_devices} devices")
