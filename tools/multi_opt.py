@@ -46,6 +46,7 @@ from xdsl.utils.exceptions import (
     PassFailedException,
     ShrinkException,
 )
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xdsl_multi.tools.diagnostics import (
@@ -115,6 +116,12 @@ class MultiOptMain(xDSLOptMain):
 
         self._check_target()
         self.setup_pipeline()
+
+    def register_all_targets(self) -> None:
+        """xDSL's targets, with `llvm` replaced by ours: one LLVM module holding every
+        device's kernels (SPEC §5; docs/decisions.md, "Registry")."""
+        super().register_all_targets()
+        self.available_targets["llvm"] = _llvm_kernels_target
 
     # -- command line -----------------------------------------------------------------------
 
@@ -331,6 +338,12 @@ class MultiOptMain(xDSLOptMain):
 
     def render(self, error: CompileError) -> str:
         return _render(error, self.source, self.args.show_traceback)
+
+
+def _llvm_kernels_target() -> type[Target]:
+    from xdsl_multi.lowering.llvm_target import LLVMKernelsTarget
+
+    return LLVMKernelsTarget
 
 
 def _no_post_init(self: Attribute) -> None:

@@ -1,0 +1,159 @@
+"""convert-to-llvm: kernels (`func.func` with `multi.kernel`) to the `llvm` dialect, in Python.
+
+Input, the kernel level (docs/decisions.md, "Code generation"): a kernel takes static-shaped
+row-major memrefs and index/integer scalars, returns nothing, and its body uses scf.for/if/yield,
+memref.load/store/alloca, scalar arith and math, func.return. Kernels sit in the top module or
+in the device modules (`builtin.module @device_K {devidx.device = K}`) one level down. Nothing
+else in the module changes: the host schedule (`@main`) stays as it is.
+
+For each kernel:
+1. `cse`, while the body is still structured (xDSL's cse skips multi-block regions);
+2. scf.for / scf.if to cf branches (xDSL's scf-to-cf patterns, on the kernel only);
+3. block arguments other than memrefs get their llvm types (index -> i64, bf16 -> f32);
+4. one walk, in block order, of the arith, math, memref and terminator lowerings
+   (arith_to_llvm.py, math_to_llvm.py, memref_to_llvm.py, func_to_llvm.py): an op's operands
+   are already lowered when it is rewritten, except memrefs, which keep their type (and so their
+   shape) for the loads and stores; the op's own result types are still the kernel-level ones;
+5. a second walk turns `memref.alloca` into `llvm.alloca`;
+6. the body moves into `llvm.func @device{K}_{name}` (func_to_llvm.py). Where the host calls
+   the kernel, a bodiless `func.func private` with the kernel's name and signature stays for
+   those calls, pointing at the llvm function (`multi.llvm_kernel`).
+
+`-t llvm` (llvm_target.py) prints one LLVM module with every kernel of every device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, llvm
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.rewriter import Rewriter
+from xdsl.transforms.common_subexpression_elimination import cse
+from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
+from xdsl.utils.exceptions import PassFailedException
+
+from xdsl_multi.lowering.arith_to_llvm import ARITH_TO_LLVM_PATTERNS
+from xdsl_multi.lowering.func_to_llvm import (
+    DEVICE_ATTR,
+    FUNC_TO_LLVM_PATTERNS,
+    KERNEL_ATTR,
+    kernel_declaration,
+    kernel_to_llvm_func,
+    llvm_kernel_name,
+)
+from xdsl_multi.lowering.llvm_types import lower_type
+from xdsl_multi.lowering.math_to_llvm import MATH_TO_LLVM_PATTERNS
+from xdsl_multi.lowering.memref_to_llvm import MEMREF_TO_LLVM_PATTERNS, AllocaToLLVM
+
+DEVICE_MODULE_ATTR = "devidx.device"
+
+
+def find_kernels(module: ModuleOp) -> Iterator[tuple[func.FuncOp, int | None]]:
+    """Every kernel of the module and of its device modules, with its device number."""
+    for op in list(module.ops):
+        if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes:
+            yield op, _device_of(op, None)
+        elif isinstance(op, ModuleOp):
+            device = _device_of(op, None, DEVICE_MODULE_ATTR)
+            for inner in list(op.ops):
+                if isinstance(inner, func.FuncOp) and KERNEL_ATTR in inner.attributes:
+                    yield inner, _device_of(inner, device)
+
+
+def _device_of(op: Operation, default: int | None, attr: str = DEVICE_ATTR) -> int | None:
+    value = op.attributes.get(attr)
+    if isinstance(value, IntegerAttr):
+        return value.value.data
+    return default
+
+
+def _is_called(module: ModuleOp, name: str) -> bool:
+    """Whether a `func.call @name` exists anywhere in `module`."""
+    return any(
+        isinstance(op, func.CallOp) and op.callee.string_value() == name for op in module.walk()
+    )
+
+
+def check_kernel(op: func.FuncOp) -> None:
+    """Reject what the kernel contract excludes, before rewriting anything."""
+    if op.function_type.outputs.data:
+        raise PassFailedException(
+            f"convert-to-llvm: kernel @{op.sym_name.data} returns values; kernels write "
+            "their results to memref arguments"
+        )
+    if not op.body.blocks:
+        raise PassFailedException(f"convert-to-llvm: kernel @{op.sym_name.data} has no body")
+
+
+def check_lowered(kernel: func.FuncOp) -> None:
+    """After the patterns, every op of the body must be in the llvm dialect."""
+    for op in kernel.body.walk():
+        if not op.name.startswith("llvm."):
+            raise PassFailedException(
+                f"convert-to-llvm: cannot lower '{op.name}' in kernel @{kernel.sym_name.data} "
+                "(not part of the kernel contract)"
+            )
+
+
+_LOWER_SCF = GreedyRewritePatternApplier([IfLowering(), ForLowering()])
+_TO_LLVM = GreedyRewritePatternApplier(
+    [
+        *ARITH_TO_LLVM_PATTERNS,
+        *MATH_TO_LLVM_PATTERNS,
+        *MEMREF_TO_LLVM_PATTERNS,
+        *FUNC_TO_LLVM_PATTERNS,
+    ]
+)
+_ALLOCA_TO_LLVM = AllocaToLLVM()
+
+
+def lower_scalar_block_args(kernel: func.FuncOp) -> None:
+    """Give every non-memref block argument its llvm type (index -> i64, bf16 -> f32)."""
+    for block in kernel.body.blocks:
+        for arg in block.args:
+            if not isinstance(arg.type, MemRefType) and (t := lower_type(arg.type)) != arg.type:
+                Rewriter.replace_value_with_new_type(arg, t)
+
+
+def lower_kernel(kernel: func.FuncOp, device: int | None) -> llvm.FuncOp:
+    """Lower one kernel in place; return its llvm.func (inserted where the kernel was)."""
+    check_kernel(kernel)
+    cse(kernel)
+    PatternRewriteWalker(_LOWER_SCF).rewrite_region(kernel.body)
+    lower_scalar_block_args(kernel)
+    PatternRewriteWalker(_TO_LLVM, apply_recursively=False).rewrite_region(kernel.body)
+    PatternRewriteWalker(_ALLOCA_TO_LLVM, apply_recursively=False).rewrite_region(kernel.body)
+    check_lowered(kernel)
+    name = llvm_kernel_name(kernel, device)
+    module = kernel.parent_op()
+    assert isinstance(module, ModuleOp)
+    called = _is_called(module, kernel.sym_name.data)
+    if called and name == kernel.sym_name.data:
+        raise PassFailedException(
+            f"convert-to-llvm: kernel @{name} is called by the host but has no device "
+            "(no enclosing devidx.device module, no multi.device attribute), so its llvm "
+            "function would take the name the calls need"
+        )
+    llvm_func = kernel_to_llvm_func(kernel, name, device)
+    replacement: list[Operation] = [llvm_func]
+    if called:
+        replacement.insert(0, kernel_declaration(kernel, name))
+    Rewriter.replace_op(kernel, replacement, [])
+    return llvm_func
+
+
+@dataclass(frozen=True)
+class ConvertToLLVM(ModulePass):
+    """Kernels to the llvm dialect (see the module docstring)."""
+
+    name = "convert-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel, device in list(find_kernels(op)):
+            lower_kernel(kernel, device)

@@ -1,0 +1,103 @@
+"""`cf` branches, `func.return` and the kernel `func.func` itself to the `llvm` dialect.
+
+    func.func @k(%x: memref<16xf32>, %n: index) attributes {multi.kernel} { ... }
+      ->
+    llvm.func @device1_k(%x: !llvm.ptr, %n: i64) attributes {multi.kernel, multi.device = 1 : i64,
+        multi.kernel_type = (memref<16xf32>, index) -> ()} { ... }
+
+The LLVM name says device and kernel (`device{K}_{name}`, SPEC §5); K is the `devidx.device`
+of the enclosing device module, else the kernel's own `multi.device`; a kernel with neither
+keeps its name. `multi.kernel_type` keeps the kernel-level signature (element types and shapes)
+for the JIT, which checks the arrays it is called with against it.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import cf, func, llvm
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr, i64
+from xdsl.ir import Region
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import Rewriter
+
+from xdsl_multi.lowering.llvm_types import lower_type
+
+KERNEL_ATTR = "multi.kernel"
+"""Unit attribute that marks a kernel `func.func` (and the `llvm.func` made from it)."""
+DEVICE_ATTR = "multi.device"
+"""The device number of a kernel, on the kernel or (as `devidx.device`) on its module."""
+KERNEL_TYPE_ATTR = "multi.kernel_type"
+"""The kernel-level function type, kept on the `llvm.func`."""
+LLVM_NAME_ATTR = "multi.llvm_kernel"
+"""On the `func.func` declaration left for the host's calls: the `llvm.func` that runs it."""
+
+
+class BranchToLLVM(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter, /):
+        rewriter.replace(op, llvm.BrOp(op.successor, *op.arguments))
+
+
+class CondBranchToLLVM(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: cf.ConditionalBranchOp, rewriter: PatternRewriter, /):
+        rewriter.replace(
+            op,
+            llvm.CondBrOp(
+                op.cond, op.then_block, op.then_arguments, op.else_block, op.else_arguments
+            ),
+        )
+
+
+class ReturnToLLVM(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter, /):
+        rewriter.replace(op, llvm.ReturnOp())
+
+
+FUNC_TO_LLVM_PATTERNS: tuple[RewritePattern, ...] = (
+    BranchToLLVM(),
+    CondBranchToLLVM(),
+    ReturnToLLVM(),
+)
+"""The terminator lowerings, for one GreedyRewritePatternApplier."""
+
+
+def llvm_kernel_name(kernel: func.FuncOp, device: int | None) -> str:
+    name = kernel.sym_name.data
+    return name if device is None else f"device{device}_{name}"
+
+
+def kernel_to_llvm_func(kernel: func.FuncOp, name: str, device: int | None) -> llvm.FuncOp:
+    """The `llvm.func` taking over the (already lowered) body of `kernel`; block arguments
+    get their llvm types. `kernel` is left with an empty body."""
+    body = kernel.detach_region(kernel.body)
+    for block in body.blocks:
+        for arg in block.args:
+            if (new_type := lower_type(arg.type)) != arg.type:
+                Rewriter.replace_value_with_new_type(arg, new_type)
+    inputs = [lower_type(t) for t in kernel.function_type.inputs.data]
+    attributes = {KERNEL_ATTR: UnitAttr(), KERNEL_TYPE_ATTR: kernel.function_type}
+    if device is not None:
+        attributes[DEVICE_ATTR] = IntegerAttr(device, i64)
+    props = {"arg_attrs": kernel.arg_attrs} if kernel.arg_attrs is not None else None
+    return llvm.FuncOp(
+        name,
+        llvm.LLVMFunctionType(inputs),
+        linkage=llvm.LinkageAttr("external"),
+        body=body,
+        other_props=props,
+        extra_attrs=attributes,
+    )
+
+
+def kernel_declaration(kernel: func.FuncOp, llvm_name: str) -> func.FuncOp:
+    """`func.func private @k(...) attributes {multi.kernel, multi.llvm_kernel = "device0_k"}`:
+    what the host schedule's `func.call @k` still refers to."""
+    declaration = func.FuncOp(
+        kernel.sym_name.data, kernel.function_type, Region(), visibility="private"
+    )
+    declaration.attributes[KERNEL_ATTR] = UnitAttr()
+    declaration.attributes[LLVM_NAME_ATTR] = StringAttr(llvm_name)
+    if DEVICE_ATTR in kernel.attributes:
+        declaration.attributes[DEVICE_ATTR] = kernel.attributes[DEVICE_ATTR]
+    return declaration

@@ -1,0 +1,196 @@
+"""The `llvm` dialect of a whole multi-device module as ONE LLVM IR module (SPEC §5, `-t llvm`).
+
+xDSL's translator (`xdsl.backend.llvm.convert`) takes a module whose top level holds only
+`llvm.func` and `llvm.mlir.global`. After convert-to-llvm the kernels sit next to host code and
+inside the device modules, so `translate_kernels` collects every `llvm.func`/`llvm.mlir.global`
+at any depth (host `func.func`s and schedules are skipped; a declaration such as `@tanhf` that
+several device modules carry is declared once) and translates each op with xDSL's `convert_op`,
+except for the ops listed in `_OWN_CONVERSIONS`, which it translates itself:
+- `llvm.call_intrinsic` with fast-math flags (xDSL refuses the flags), declaring the intrinsic
+  with the exact, type-mangled name the op carries.
+
+`LLVMKernelsTarget` replaces xDSL's `llvm` target in multi-opt (tools/multi_opt.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO
+
+import llvmlite.ir as ir
+from xdsl.backend.llvm.convert_op import convert_op, create_constant
+from xdsl.backend.llvm.convert_type import convert_type
+from xdsl.context import Context
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.target import Target
+
+ValueMap = dict[SSAValue, ir.Value]
+
+_ARG_FLAGS = {
+    "llvm.noalias": "noalias",
+    "llvm.nonnull": "nonnull",
+    "llvm.noundef": "noundef",
+    "llvm.readonly": "readonly",
+    "llvm.writeonly": "writeonly",
+}
+
+
+def llvm_ops(module: ModuleOp) -> Iterator[llvm.FuncOp | llvm.GlobalOp]:
+    """The `llvm.func` and `llvm.mlir.global` ops of `module` and of its nested modules."""
+    for op in module.ops:
+        if isinstance(op, llvm.FuncOp | llvm.GlobalOp):
+            yield op
+        elif isinstance(op, ModuleOp):
+            yield from llvm_ops(op)
+
+
+def translate_kernels(
+    module: ModuleOp, *, triple: str | None = None, data_layout: str = ""
+) -> ir.Module:
+    """One llvmlite module with every llvm function and global of `module` (any depth).
+
+    Raises DiagnosticException when there is nothing in the llvm dialect to translate, or when
+    two functions of the same name differ."""
+    functions: dict[str, llvm.FuncOp] = {}
+    globals_: dict[str, llvm.GlobalOp] = {}
+    for op in llvm_ops(module):
+        name = op.sym_name.data
+        table: dict[str, llvm.FuncOp] | dict[str, llvm.GlobalOp]
+        table = functions if isinstance(op, llvm.FuncOp) else globals_
+        previous = table.get(name)
+        if previous is None or _is_declaration(previous):
+            table[name] = op  # type: ignore[assignment]
+        elif not _is_declaration(op) or _signature(op) != _signature(previous):
+            raise DiagnosticException(f"two different llvm symbols are named @{name}")
+    if not functions and not globals_:
+        _raise_nothing_to_emit(module)
+
+    out = ir.Module()
+    if triple is None:
+        from llvmlite import binding
+
+        triple = binding.get_default_triple()
+    out.triple = triple
+    if data_layout:
+        out.data_layout = data_layout
+    for g in globals_.values():
+        _convert_global(g, out)
+    for f in functions.values():
+        _declare_function(f, out)
+    for f in functions.values():
+        if f.body.blocks:
+            _convert_body(f, out)
+    return out
+
+
+def _is_declaration(op: llvm.FuncOp | llvm.GlobalOp) -> bool:
+    return isinstance(op, llvm.FuncOp) and not op.body.blocks
+
+
+def _signature(op: llvm.FuncOp | llvm.GlobalOp) -> object:
+    return op.function_type if isinstance(op, llvm.FuncOp) else op.global_type
+
+
+def _raise_nothing_to_emit(module: ModuleOp) -> None:
+    op: Operation | None = next(
+        (o for o in module.walk() if o is not module and not isinstance(o, ModuleOp)), None
+    )
+    found = f"op: {op.name}" if op is not None else "op: none (the module is empty)"
+    raise NotImplementedError(
+        f"Conversion not implemented for {found}; there is no llvm dialect to emit "
+        "(lower the kernels with convert-to-llvm first)"
+    )
+
+
+def _convert_global(op: llvm.GlobalOp, out: ir.Module) -> None:
+    g = ir.GlobalVariable(out, convert_type(op.global_type), name=op.sym_name.data)
+    g.linkage = op.linkage.linkage.data
+    if op.constant is not None:
+        g.global_constant = True
+    if isinstance(op.value, StringAttr):
+        raw = op.value.data.encode()
+        g.initializer = ir.Constant(ir.ArrayType(ir.IntType(8), len(raw)), bytearray(raw))
+    elif op.value is not None:
+        g.initializer = create_constant(op.global_type, op.value)
+
+
+def _declare_function(op: llvm.FuncOp, out: ir.Module) -> None:
+    fn_type = convert_type(op.function_type)
+    assert isinstance(fn_type, ir.FunctionType)
+    fn = ir.Function(out, fn_type, name=op.sym_name.data)
+    if op.body.blocks:
+        fn.attributes.add("nounwind")
+    if op.arg_attrs is None:
+        return
+    for arg, attrs in zip(fn.args, op.arg_attrs.data):
+        for key, value in attrs.data.items():
+            if key in _ARG_FLAGS:
+                arg.add_attribute(_ARG_FLAGS[key])
+            elif key == "llvm.align" and isinstance(value, IntegerAttr):
+                arg.attributes.align = value.value.data
+
+
+def _convert_body(op: llvm.FuncOp, out: ir.Module) -> None:
+    """The function's blocks, with a phi for each argument of a non-entry block (the
+    branches fill in the incoming values), then each op."""
+    fn = out.get_global(op.sym_name.data)
+    assert isinstance(fn, ir.Function)
+    blocks: dict[Block, ir.Block] = {}
+    values: ValueMap = {}
+    for i, block in enumerate(op.body.blocks):
+        blocks[block] = fn.append_basic_block(name=block.name_hint or "")
+        if i == 0:
+            values.update(zip(block.args, fn.args))
+    for block in list(op.body.blocks)[1:]:
+        builder = ir.IRBuilder(blocks[block])
+        for arg in block.args:
+            values[arg] = builder.phi(convert_type(arg.type))
+    for block in op.body.blocks:
+        builder = ir.IRBuilder(blocks[block])
+        if blocks[block].instructions:
+            builder.position_after(blocks[block].instructions[-1])
+        for inner in block.ops:
+            own = _OWN_CONVERSIONS.get(type(inner))
+            if own is not None:
+                own(inner, builder, values)
+            else:
+                convert_op(inner, builder, values, blocks)
+
+
+def _convert_call_intrinsic(op: Operation, builder: ir.IRBuilder, values: ValueMap) -> None:
+    assert isinstance(op, llvm.CallIntrinsicOp)
+    if op.op_bundle_operands:
+        raise NotImplementedError("llvm.call_intrinsic: operand bundles are not supported")
+    args = [values[a] for a in op.args]
+    result_type = convert_type(op.ress.type) if op.ress is not None else ir.VoidType()
+    name = op.intrin.data
+    module = builder.module
+    if name in module.globals:
+        callee = module.globals[name]
+    else:
+        callee = ir.Function(module, ir.FunctionType(result_type, [a.type for a in args]), name)
+    flags = [f.value for f in op.fastmathFlags.data]
+    call = builder.call(callee, args, fastmath=flags)
+    if op.ress is not None:
+        values[op.ress] = call
+
+
+_OWN_CONVERSIONS: dict[type[Operation], Callable[[Operation, ir.IRBuilder, ValueMap], None]] = {
+    llvm.CallIntrinsicOp: _convert_call_intrinsic,
+}
+
+
+@dataclass(frozen=True)
+class LLVMKernelsTarget(Target):
+    """`-t llvm`: LLVM IR text of every kernel of every device (SPEC §5). Exits with a
+    diagnostic (a NotImplementedError, which multi-opt reports as a user error) when the
+    module holds no llvm dialect."""
+
+    name = "llvm"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        print(translate_kernels(module), file=output)

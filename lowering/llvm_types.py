@@ -1,0 +1,164 @@
+"""Types and small op builders shared by the kernel-to-llvm lowerings.
+
+The one type conversion of convert-to-llvm (`lower_type`):
+
+| kernel type | llvm type | note |
+|---|---|---|
+| `index` | `i64` | |
+| `iN`, `f16`, `f32`, `f64` | the same | |
+| `bf16` | `f32` | a bf16 value is an f32 rounded to bf16 after every op (`round_to_bf16`) |
+| `memref<...xT>` | `!llvm.ptr` | bare pointer to the first element; the static shape gives the strides |
+
+In memory (`storage_type`) an `i1` element is one byte (numpy's bool) and a `bf16` element is a
+float32 holding a bf16 value, as the interpreter and the runtime store them (docs/decisions.md,
+"Code generation").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    f32,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+FAST_MATH = llvm.FastMathAttr([llvm.FastMathFlag.REASSOC, llvm.FastMathFlag.ALLOW_CONTRACT])
+"""Flags on every float add, sub, mul, div and neg: reassociation lets LLVM vectorize float
+reductions, contraction lets it form FMAs. No `nnan`/`ninf`/`nsz`: NaN and infinities propagate
+as in numpy (docs/decisions.md)."""
+
+
+def lower_type(t: Attribute) -> Attribute:
+    """The llvm type of a kernel-level SSA value of type `t`."""
+    if isinstance(t, IndexType):
+        return i64
+    if isinstance(t, BFloat16Type):
+        return f32
+    if isinstance(t, MemRefType):
+        return llvm.LLVMPointerType()
+    return t
+
+
+def storage_type(element: Attribute) -> Attribute:
+    """The llvm type of one memref element in memory."""
+    if isinstance(element, IntegerType) and element.width.data == 1:
+        return i8
+    return lower_type(element)
+
+
+def is_bf16(t: Attribute) -> bool:
+    return isinstance(t, BFloat16Type)
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def int_width(t: Attribute) -> int:
+    """The bit width of an integer or index type (index is 64 bits)."""
+    if isinstance(t, IndexType):
+        return 64
+    assert isinstance(t, IntegerType), t
+    return t.width.data
+
+
+def float_suffix(t: Attribute) -> str:
+    """The intrinsic name suffix of a (lowered) float type: f16, f32, f64."""
+    t = lower_type(t)
+    if isinstance(t, Float16Type):
+        return "f16"
+    if isinstance(t, Float32Type):
+        return "f32"
+    if isinstance(t, Float64Type):
+        return "f64"
+    raise ValueError(f"not a float type: {t}")
+
+
+def type_suffix(t: Attribute) -> str:
+    """The intrinsic name suffix of a lowered scalar type: i32, f32, ..."""
+    t = lower_type(t)
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    return float_suffix(t)
+
+
+NSW = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
+"""`overflow<nsw>`, on the index arithmetic of memory accesses."""
+
+
+class OpList:
+    """Ops built one after the other for a rewrite: `add` returns the op's (first) result."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+
+    def add(self, op: Operation) -> SSAValue:
+        self.ops.append(op)
+        return op.results[0]
+
+    def const(self, value: int | float, t: Attribute) -> SSAValue:
+        return self.add(constant(value, t))
+
+    def extend(self, ops: Sequence[Operation]) -> None:
+        self.ops.extend(ops)
+
+
+def constant(value: int | float, t: Attribute) -> llvm.ConstantOp:
+    """`llvm.mlir.constant(value) : t` for an integer or float type (already lowered)."""
+    if isinstance(t, IntegerType):
+        width = t.width.data
+        v = int(value) & ((1 << width) - 1)
+        if width > 1 and v >= 1 << (width - 1):
+            v -= 1 << width  # IntegerAttr wants the signed value for signless types
+        return llvm.ConstantOp(IntegerAttr(v, t), t)
+    assert isinstance(t, AnyFloat), t
+    return llvm.ConstantOp(FloatAttr(float(value), t), t)
+
+
+_ICMP_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+
+
+def icmp(a: SSAValue, b: SSAValue, predicate: str) -> llvm.ICmpOp:
+    """`llvm.icmp "predicate" %a, %b` (predicates as in arith.cmpi)."""
+    return llvm.ICmpOp(a, b, IntegerAttr(_ICMP_PREDICATES.index(predicate), i64))
+
+
+def intrinsic(
+    name: str, args: Sequence[SSAValue], result_type: Attribute
+) -> llvm.CallIntrinsicOp:
+    """`llvm.call_intrinsic "name"(args)`: the full, type-mangled LLVM intrinsic name."""
+    return llvm.CallIntrinsicOp(name, args, [result_type])
+
+
+def round_to_bf16(b: OpList, x: SSAValue) -> SSAValue:
+    """Round the f32 value `x` to the nearest bf16 (ties to even), kept as an f32; a NaN stays a
+    quiet NaN. The interpreter's `round_bf16`, bit for bit."""
+    bits = b.add(llvm.BitcastOp(x, i32))
+    shifted = b.add(llvm.LShrOp(bits, b.const(16, i32)))
+    lsb = b.add(llvm.AndOp(shifted, b.const(1, i32)))
+    biased = b.add(llvm.AddOp(b.add(llvm.AddOp(bits, b.const(0x7FFF, i32))), lsb))
+    mask = b.const(0xFFFF0000, i32)
+    rounded = b.add(llvm.AndOp(biased, mask))
+    quiet_nan = b.add(llvm.OrOp(b.add(llvm.AndOp(bits, mask)), b.const(0x400000, i32)))
+    is_nan = b.add(llvm.FCmpOp(x, x, "uno"))
+    return b.add(llvm.BitcastOp(b.add(llvm.SelectOp(is_nan, quiet_nan, rounded)), f32))
+
+
+def finish_float(b: OpList, value: SSAValue, kernel_type: Attribute) -> SSAValue:
+    """`value`, rounded to bf16 when the kernel-level result type is bf16."""
+    return round_to_bf16(b, value) if is_bf16(kernel_type) else value

@@ -1,0 +1,191 @@
+"""Scalar `math` to the `llvm` dialect, inside kernels.
+
+    %r = math.exp %a : f32     ->   %r = llvm.call_intrinsic "llvm.exp.f32"(%a) : (f32) -> f32
+    %r = math.tanh %a : f32    ->   %r = llvm.call @tanhf(%a) : (f32) -> f32   (+ llvm.func @tanhf declared)
+
+Ops with an LLVM intrinsic use it (`INTRINSICS`); the others call the C math library
+(`LIBM`: `tanhf` for f32, `tanh` for f64; f16 computes in f32), whose symbols the JIT resolves
+from the process. Intrinsics are spelled out with their type suffix through
+`llvm.call_intrinsic`, which both LLVM and upstream MLIR accept for any intrinsic.
+bf16 results are rounded after the f32 computation.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import llvm, math
+from xdsl.dialects.builtin import Float16Type, Float64Type, IntegerType, ModuleOp, f32
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.traits import SymbolTable
+
+from xdsl_multi.lowering.llvm_types import (
+    FAST_MATH,
+    OpList,
+    finish_float,
+    float_suffix,
+    intrinsic,
+    lower_type,
+    type_suffix,
+)
+
+INTRINSICS: dict[str, str] = {
+    "math.exp": "llvm.exp",
+    "math.exp2": "llvm.exp2",
+    "math.log": "llvm.log",
+    "math.log2": "llvm.log2",
+    "math.log10": "llvm.log10",
+    "math.sqrt": "llvm.sqrt",
+    "math.sin": "llvm.sin",
+    "math.cos": "llvm.cos",
+    "math.absf": "llvm.fabs",
+    "math.floor": "llvm.floor",
+    "math.ceil": "llvm.ceil",
+    "math.trunc": "llvm.trunc",
+    "math.round": "llvm.round",  # half away from zero
+    "math.roundeven": "llvm.roundeven",
+    "math.powf": "llvm.pow",
+    "math.copysign": "llvm.copysign",
+    "math.fma": "llvm.fma",  # rounds once
+}
+"""Float ops whose operands and result share one type."""
+
+LIBM: dict[str, str] = {
+    "math.tan": "tan",
+    "math.tanh": "tanh",
+    "math.atan": "atan",
+    "math.atan2": "atan2",
+    "math.asin": "asin",
+    "math.acos": "acos",
+    "math.sinh": "sinh",
+    "math.cosh": "cosh",
+    "math.asinh": "asinh",
+    "math.acosh": "acosh",
+    "math.atanh": "atanh",
+    "math.erf": "erf",
+    "math.log1p": "log1p",
+    "math.expm1": "expm1",
+    "math.cbrt": "cbrt",
+}
+"""Float ops computed by the C library: the f64 name, and the f32 one with an `f` suffix."""
+
+INT_INTRINSICS: dict[str, tuple[str, bool]] = {
+    "math.absi": ("llvm.abs", True),  # abs(INT_MIN) = INT_MIN
+    "math.ctlz": ("llvm.ctlz", True),  # ctlz(0) = width
+    "math.cttz": ("llvm.cttz", True),
+    "math.ctpop": ("llvm.ctpop", False),
+}
+"""Integer ops: the intrinsic, and whether it takes an `i1 false` ("zero is not poison")."""
+
+
+def declare_libm(op: Operation, name: str, t: Attribute, arity: int) -> None:
+    """Declare `llvm.func @name(t, ...) -> t` in the module around `op`, once."""
+    module = _enclosing_module(op)
+    if SymbolTable.lookup_symbol(module, name) is not None:
+        return
+    declaration = llvm.FuncOp(
+        name, llvm.LLVMFunctionType([t] * arity, t), linkage=llvm.LinkageAttr("external")
+    )
+    module.body.block.add_op(declaration)
+
+
+def _enclosing_module(op: Operation) -> ModuleOp:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, ModuleOp):
+        parent = parent.parent_op()
+    assert parent is not None, "kernel outside a module"
+    return parent
+
+
+class FloatIntrinsicToLLVM(RewritePattern):
+    """exp exp2 log log2 log10 sqrt sin cos absf floor ceil trunc round roundeven powf copysign
+    fma -> `llvm.<name>.<type>`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if (name := INTRINSICS.get(op.name)) is None:
+            return
+        kernel_t = op.results[0].type
+        t = lower_type(kernel_t)
+        b = OpList()
+        result = b.add(intrinsic(f"{name}.{float_suffix(t)}", op.operands, t))
+        finish_float(b, result, kernel_t)
+        rewriter.replace(op, b.ops)
+
+
+class RsqrtToLLVM(RewritePattern):
+    """rsqrt(x) = 1 / sqrt(x), both correctly rounded (no approximate reciprocal)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, math.RsqrtOp):
+            return
+        kernel_t = op.results[0].type
+        t = lower_type(kernel_t)
+        b = OpList()
+        root = b.add(intrinsic(f"llvm.sqrt.{float_suffix(t)}", op.operands, t))
+        result = b.add(llvm.FDivOp(b.const(1.0, t), root, FAST_MATH))
+        finish_float(b, result, kernel_t)
+        rewriter.replace(op, b.ops)
+
+
+class LibmCallToLLVM(RewritePattern):
+    """tan tanh atan atan2 asin acos sinh cosh asinh acosh atanh erf log1p expm1 cbrt ->
+    `llvm.call @tanhf` (f32, bf16 and f16 through f32) or `@tanh` (f64)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if (base := LIBM.get(op.name)) is None:
+            return
+        kernel_t = op.results[0].type
+        t = lower_type(kernel_t)
+        b = OpList()
+        args: list[SSAValue] = list(op.operands)
+        call_t = t
+        if isinstance(t, Float16Type):
+            call_t = f32
+            args = [b.add(llvm.FPExtOp(a, f32)) for a in args]
+        name = base if isinstance(call_t, Float64Type) else base + "f"
+        declare_libm(op, name, call_t, len(args))
+        result = b.add(llvm.CallOp(name, *args, return_type=call_t))
+        if call_t != t:
+            result = b.add(llvm.FPTruncOp(result, t))
+        finish_float(b, result, kernel_t)
+        rewriter.replace(op, b.ops)
+
+
+class FpowiToLLVM(RewritePattern):
+    """fpowi(x, n) -> `llvm.powi.<f>.<i>` (repeated multiplication)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, math.FPowIOp):
+            return
+        kernel_t = op.results[0].type
+        t = lower_type(kernel_t)
+        name = f"llvm.powi.{float_suffix(t)}.{type_suffix(op.operands[1].type)}"
+        b = OpList()
+        result = b.add(intrinsic(name, op.operands, t))
+        finish_float(b, result, kernel_t)
+        rewriter.replace(op, b.ops)
+
+
+class IntIntrinsicToLLVM(RewritePattern):
+    """absi ctlz cttz ctpop -> `llvm.abs.iN(x, false)` ... (defined for 0 and INT_MIN)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if (entry := INT_INTRINSICS.get(op.name)) is None:
+            return
+        name, takes_flag = entry
+        t = lower_type(op.results[0].type)
+        b = OpList()
+        args = [op.operands[0]]
+        if takes_flag:
+            args.append(b.const(0, IntegerType(1)))
+        b.add(intrinsic(f"{name}.{type_suffix(t)}", args, t))
+        rewriter.replace(op, b.ops)
+
+
+MATH_TO_LLVM_PATTERNS: tuple[RewritePattern, ...] = (
+    FloatIntrinsicToLLVM(),
+    RsqrtToLLVM(),
+    LibmCallToLLVM(),
+    FpowiToLLVM(),
+    IntIntrinsicToLLVM(),
+)
+"""Every math lowering, for one GreedyRewritePatternApplier."""
