@@ -16,6 +16,7 @@ kernel-level types (index, bf16) that the pattern converts.
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Callable
 
@@ -43,7 +44,7 @@ from xdsl_multi.lowering.llvm_types import (
 def _bf16_value(x: float) -> float:
     """A Python float rounded to bf16 as `round_bf16` does (for constants)."""
     (bits,) = struct.unpack("<I", struct.pack("<f", x))
-    if x != x:
+    if math.isnan(x):
         bits = (bits & 0xFFFF0000) | 0x400000
     else:
         bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
@@ -90,9 +91,7 @@ class IntBinaryToLLVM(RewritePattern):
         if (make := _INT_BINARY.get(type(op))) is not None:
             assert isinstance(op, arith.SignlessIntegerBinaryOperationWithOverflow)
             flags = [llvm.OverflowFlag(f.value) for f in op.overflow_flags.data]
-            rewriter.replace(
-                op, make(op.lhs, op.rhs, overflow=llvm.OverflowAttr(flags or "none"))
-            )
+            rewriter.replace(op, make(op.lhs, op.rhs, overflow=llvm.OverflowAttr(flags or "none")))
         elif (make := _INT_BITWISE.get(type(op))) is not None:
             rewriter.replace(op, make(op.operands[0], op.operands[1]))
 
@@ -132,7 +131,9 @@ class IntDivRemToLLVM(RewritePattern):
         b = OpList()
         zero = b.const(0, t)
         is_zero = b.add(icmp(d, zero, "eq"))
-        signed = isinstance(op, arith.DivSIOp | arith.RemSIOp | arith.FloorDivSIOp | arith.CeilDivSIOp)
+        signed = isinstance(
+            op, arith.DivSIOp | arith.RemSIOp | arith.FloorDivSIOp | arith.CeilDivSIOp
+        )
         if signed:
             is_minus_one = b.add(icmp(d, b.const(-1, t), "eq"))
             unsafe = b.add(llvm.OrOp(is_zero, is_minus_one))

@@ -111,14 +111,14 @@ class OpList:
         self.ops.append(op)
         return op.results[0]
 
-    def const(self, value: int | float, t: Attribute) -> SSAValue:
+    def const(self, value: float, t: Attribute) -> SSAValue:
         return self.add(constant(value, t))
 
     def extend(self, ops: Sequence[Operation]) -> None:
         self.ops.extend(ops)
 
 
-def constant(value: int | float, t: Attribute) -> llvm.ConstantOp:
+def constant(value: float, t: Attribute) -> llvm.ConstantOp:
     """`llvm.mlir.constant(value) : t` for an integer or float type (already lowered)."""
     if isinstance(t, IntegerType):
         width = t.width.data
@@ -138,9 +138,7 @@ def icmp(a: SSAValue, b: SSAValue, predicate: str) -> llvm.ICmpOp:
     return llvm.ICmpOp(a, b, IntegerAttr(_ICMP_PREDICATES.index(predicate), i64))
 
 
-def intrinsic(
-    name: str, args: Sequence[SSAValue], result_type: Attribute
-) -> llvm.CallIntrinsicOp:
+def intrinsic(name: str, args: Sequence[SSAValue], result_type: Attribute) -> llvm.CallIntrinsicOp:
     """`llvm.call_intrinsic "name"(args)`: the full, type-mangled LLVM intrinsic name."""
     return llvm.CallIntrinsicOp(name, args, [result_type])
 

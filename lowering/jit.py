@@ -1,0 +1,384 @@
+"""JIT for kernels: LLVM IR -> machine code for this CPU (llvmlite MCJIT, O3) -> ctypes calls.
+
+    cache = KernelCache()                                   # one per runtime / process
+    kernels = cache.compile_kernels(module_after_convert_to_llvm)   # or LLVM IR text
+    kernels["device0_w1"](x, y)                             # numpy arrays, scalars
+    kernels["device0_w1"].address                           # the raw function address
+
+Identical kernels compile once: each kernel is keyed by its own LLVM IR with its name taken out
+(plus the declarations it may call), so `device0_k` and `device1_k` with the same body share one
+machine-code function. Compiled code is kept in memory by the `KernelCache` (which keeps the
+execution engines alive: a function may be called while its cache lives) and, optionally, on
+disk as object code (`XDSL_MULTI_CACHE_DIR`, default `~/.cache/xdsl-multi`), written to a
+temporary file and renamed, so concurrent writers never leave a partial file.
+
+Calls go through ctypes, which releases the GIL, so several threads run kernels in parallel.
+A call checks its arguments: with the kernel-level signature (`multi.kernel_type`, present when
+compiling an xDSL module) each array must have the memref's dtype and shape; always, arrays must
+be C-contiguous and 64-byte aligned (the runtime's buffers are).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import llvmlite
+import llvmlite.binding as llvm
+import llvmlite.ir as llvm_ir
+import numpy as np
+from xdsl.dialects import llvm as llvm_dialect
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FunctionType,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute
+
+from xdsl_multi.lowering.func_to_llvm import KERNEL_TYPE_ATTR
+from xdsl_multi.lowering.llvm_target import llvm_ops, translate_kernels
+
+ALIGNMENT = 64
+"""Bytes: the alignment every array argument must have."""
+
+CACHE_DIR_ENV = "XDSL_MULTI_CACHE_DIR"
+
+
+class KernelArgumentError(TypeError):
+    """A kernel was called with arguments that do not match its signature."""
+
+
+def default_cache_dir() -> Path:
+    """`$XDSL_MULTI_CACHE_DIR`, else `$XDG_CACHE_HOME/xdsl-multi`, else `~/.cache/xdsl-multi`."""
+    if value := os.environ.get(CACHE_DIR_ENV):
+        return Path(value)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "xdsl-multi"
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments
+# ---------------------------------------------------------------------------------------------
+
+_CTYPES: dict[str, Any] = {
+    "ptr": ctypes.c_void_p,
+    "i1": ctypes.c_bool,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "float": ctypes.c_float,
+    "double": ctypes.c_double,
+}
+
+
+def _dtype_of(element: Attribute) -> np.dtype:
+    if isinstance(element, IntegerType):
+        width = element.width.data
+        return np.dtype(np.bool_) if width == 1 else np.dtype(f"int{width}")
+    if isinstance(element, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(element, Float32Type | BFloat16Type):  # bf16 is stored as float32
+        return np.dtype(np.float32)
+    if isinstance(element, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(element, Float16Type):
+        return np.dtype(np.float16)
+    raise ValueError(f"no numpy dtype for {element}")
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """One parameter: its LLVM type and, when known, the kernel-level type."""
+
+    llvm_type: str
+    kernel_type: Attribute | None = None
+
+    def convert(self, kernel: str, position: int, value: Any) -> Any:
+        """The ctypes-ready value of `value` for this parameter, or KernelArgumentError."""
+        where = f"kernel {kernel}: argument {position}"
+        if self.llvm_type == "ptr":
+            if not isinstance(value, np.ndarray):
+                raise KernelArgumentError(f"{where}: expected a numpy array, got {type(value)}")
+            t = self.kernel_type
+            if isinstance(t, MemRefType):
+                dtype, shape = _dtype_of(t.element_type), tuple(t.get_shape())
+                if value.dtype != dtype:
+                    raise KernelArgumentError(
+                        f"{where}: expected dtype {dtype} for {t}, got {value.dtype}"
+                    )
+                if value.shape != shape and value.size != int(np.prod(shape, dtype=np.int64)):
+                    raise KernelArgumentError(
+                        f"{where}: expected shape {shape} for {t}, got {value.shape}"
+                    )
+            if not value.flags.c_contiguous:
+                raise KernelArgumentError(f"{where}: the array must be C-contiguous")
+            if value.ctypes.data % ALIGNMENT:
+                raise KernelArgumentError(
+                    f"{where}: the array must be {ALIGNMENT}-byte aligned "
+                    f"(its data is at {value.ctypes.data:#x})"
+                )
+            return value.ctypes.data
+        if isinstance(value, np.ndarray):
+            raise KernelArgumentError(f"{where}: expected a scalar ({self.llvm_type})")
+        if self.llvm_type in ("float", "double"):
+            return float(value)
+        if isinstance(value, float) or not isinstance(value, int | np.integer | bool | np.bool_):
+            raise KernelArgumentError(f"{where}: expected an integer, got {value!r}")
+        return int(value)
+
+
+@dataclass
+class CompiledKernel:
+    """A kernel in machine code; call it with numpy arrays and scalars."""
+
+    name: str
+    address: int
+    args: tuple[ArgSpec, ...]
+    key: str
+    """The cache key: kernels with the same key share one machine-code function."""
+    _engine: object = field(repr=False)
+    _cfunc: Any = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        prototype = ctypes.CFUNCTYPE(None, *(_CTYPES[a.llvm_type] for a in self.args))
+        self._cfunc = prototype(self.address)
+
+    def __call__(self, *values: Any) -> None:
+        if len(values) != len(self.args):
+            raise KernelArgumentError(
+                f"kernel {self.name}: expected {len(self.args)} arguments, got {len(values)}"
+            )
+        self._cfunc(
+            *(a.convert(self.name, i, v) for i, (a, v) in enumerate(zip(self.args, values)))
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Splitting LLVM IR into kernels
+# ---------------------------------------------------------------------------------------------
+
+_DEFINE = re.compile(r'^define\b[^@\n]*@(?:"([^"]+)"|([\w.$-]+))\s*\(', re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class _KernelText:
+    name: str
+    definition: str
+    """The function's text with its name replaced by `@"{KERNEL}"`."""
+
+
+_PLACEHOLDER = "__xdsl_multi_kernel"
+
+
+def split_kernels(text: str) -> tuple[str, list[_KernelText]]:
+    """The module-level text (declarations, globals, attributes: everything but function
+    definitions) and each defined function, with its name taken out."""
+    kernels: list[_KernelText] = []
+    common: list[str] = []
+    position = 0
+    for match in _DEFINE.finditer(text):
+        if match.start() < position:
+            continue
+        end = text.find("\n}", match.end())
+        end = len(text) if end < 0 else end + 2
+        common.append(text[position : match.start()])
+        name = match.group(1) or match.group(2)
+        start_name, end_name = match.span(1) if match.group(1) else match.span(2)
+        if match.group(1):
+            start_name, end_name = start_name - 1, end_name + 1  # the quotes
+        definition = text[match.start() : start_name] + f'"{_PLACEHOLDER}"' + text[end_name:end]
+        kernels.append(_KernelText(name, definition))
+        position = end
+    common.append(text[position:])
+    return "".join(common), kernels
+
+
+# ---------------------------------------------------------------------------------------------
+# The cache
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Compiled:
+    engine: Any
+    address: int
+    arg_types: list[str]
+    """The LLVM types of the parameters: ptr, i64, float, ..."""
+
+
+@dataclass
+class CacheStats:
+    compiled: int = 0
+    memory_hits: int = 0
+    disk_hits: int = 0
+
+
+class KernelCache:
+    """Compiles LLVM IR kernels for this CPU and keeps them; see the module docstring.
+
+    `cache_dir`: where object code is kept between processes; `None` means
+    `default_cache_dir()`; `disk=False` turns the on-disk cache off."""
+
+    def __init__(self, cache_dir: str | os.PathLike[str] | None = None, *, disk: bool = True):
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        target = llvm.Target.from_default_triple()
+        self.cpu = llvm.get_host_cpu_name()
+        self.features = llvm.get_host_cpu_features().flatten()
+        self.target_machine = target.create_target_machine(
+            cpu=self.cpu, features=self.features, opt=3, codemodel="jitdefault", jit=True
+        )
+        self.triple = self.target_machine.triple
+        self.data_layout = str(self.target_machine.target_data)
+        self.disk_dir = (
+            (Path(cache_dir) if cache_dir is not None else default_cache_dir()) if disk else None
+        )
+        self.stats = CacheStats()
+        self._compiled: dict[str, _Compiled] = {}
+        self._lock = threading.Lock()
+        self._salt = "\n".join(
+            ["xdsl-multi jit 1", llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)),
+             self.triple, self.cpu, self.features, "O3"]
+        )  # fmt: skip
+
+    # -- public --------------------------------------------------------------------------
+
+    def compile_kernels(self, source: str | ModuleOp | llvm_ir.Module) -> dict[str, CompiledKernel]:
+        """Every function defined in `source` (LLVM IR text, an llvmlite module, or an xDSL
+        module after convert-to-llvm), by name, in machine code."""
+        signatures: dict[str, FunctionType] = {}
+        if isinstance(source, ModuleOp):
+            for op in llvm_ops(source):
+                t = op.attributes.get(KERNEL_TYPE_ATTR)
+                if isinstance(op, llvm_dialect.FuncOp) and isinstance(t, FunctionType):
+                    signatures[op.sym_name.data] = t
+            source = translate_kernels(source, triple=self.triple)
+        text = str(source)
+        common, kernels = split_kernels(text)
+        result: dict[str, CompiledKernel] = {}
+        with self._lock:
+            for kernel in kernels:
+                material = f"{self._salt}\n{common}\n{kernel.definition}"
+                key = hashlib.sha256(material.encode()).hexdigest()
+                compiled = self._compiled.get(key)
+                if compiled is None:
+                    compiled = self._compile(key, common, kernel)
+                    self._compiled[key] = compiled
+                else:
+                    self.stats.memory_hits += 1
+                args = self._arg_specs(compiled, signatures.get(kernel.name))
+                result[kernel.name] = CompiledKernel(
+                    kernel.name, compiled.address, args, key, compiled.engine
+                )
+        return result
+
+    def optimized_ir(self, text: str) -> str:
+        """`text` after the O3 pipeline this cache uses (for tests and inspection)."""
+        module = self._parse(text)
+        self._optimize(module)
+        return str(module)
+
+    def assembly(self, text: str) -> str:
+        """The machine code of `text` (optimized at O3) as assembly."""
+        module = self._parse(text)
+        self._optimize(module)
+        return self.target_machine.emit_assembly(module)
+
+    # -- compiling -----------------------------------------------------------------------
+
+    def _parse(self, text: str) -> Any:
+        module = llvm.parse_assembly(text)
+        module.triple = self.triple
+        module.data_layout = self.data_layout
+        module.verify()
+        return module
+
+    def _optimize(self, module: Any) -> None:
+        tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+        tuning.loop_vectorization = True
+        tuning.slp_vectorization = True
+        tuning.loop_unrolling = True
+        builder = llvm.create_pass_builder(self.target_machine, tuning)
+        builder.getModulePassManager().run(module, builder)
+
+    def _disk_path(self, key: str) -> Path | None:
+        return None if self.disk_dir is None else self.disk_dir / f"{key}.o"
+
+    def _compile(self, key: str, common: str, kernel: _KernelText) -> _Compiled:
+        symbol = f"k_{key[:32]}"
+        text = common + "\n" + kernel.definition.replace(f'"{_PLACEHOLDER}"', f'"{symbol}"', 1)
+        module = self._parse(text)
+        module.name = key
+        arg_types = [str(a.type) for a in module.get_function(symbol).arguments]
+        path = self._disk_path(key)
+        cached: bytes | None = None
+        if path is not None:
+            try:
+                cached = path.read_bytes()
+            except OSError:
+                cached = None
+        if cached is None:
+            self._optimize(module)
+        engine = llvm.create_mcjit_compiler(module, self.target_machine)
+        engine.set_object_cache(
+            notify_func=lambda _module, data: self._store(path, data),
+            getbuffer_func=lambda _module: cached,
+        )
+        engine.finalize_object()
+        address = engine.get_function_address(symbol)
+        if not address:
+            raise RuntimeError(f"JIT: no machine code for kernel {kernel.name}")
+        if cached is None:
+            self.stats.compiled += 1
+        else:
+            self.stats.disk_hits += 1
+        return _Compiled(engine, address, arg_types)
+
+    @staticmethod
+    def _store(path: Path | None, data: bytes) -> None:
+        """Write object code to the disk cache: a temporary file, renamed (atomic)."""
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".o")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            pass  # the disk cache is an optimization: a read-only or full disk is not an error
+
+    @staticmethod
+    def _arg_specs(compiled: _Compiled, signature: FunctionType | None) -> tuple[ArgSpec, ...]:
+        fn_types = compiled.arg_types
+        kernel_types: Sequence[Attribute | None] = (
+            signature.inputs.data if signature is not None else [None] * len(fn_types)
+        )
+        return tuple(ArgSpec(t, k) for t, k in zip(fn_types, kernel_types))
+
+
+def compile_kernels(
+    source: str | ModuleOp | llvm_ir.Module, cache: KernelCache | None = None
+) -> dict[str, CompiledKernel]:
+    """`KernelCache.compile_kernels` on `cache`, or on a new cache with the default disk
+    cache (the compiled kernels keep their engines alive by themselves)."""
+    return (cache if cache is not None else KernelCache()).compile_kernels(source)
