@@ -21,7 +21,15 @@ import struct
 from collections.abc import Callable
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, f32, i64
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -29,6 +37,7 @@ from xdsl_multi.lowering.llvm_types import (
     FAST_MATH,
     OpList,
     constant,
+    f64_to_f16,
     finish_float,
     float_suffix,
     icmp,
@@ -337,7 +346,7 @@ class FloatToIntToLLVM(RewritePattern):
 
 class FloatCastToLLVM(RewritePattern):
     """extf truncf; bf16 is f32 in registers, so bf16 -> f32 is free and anything -> bf16
-    rounds (f64 -> bf16 goes through f32, as in the interpreter)."""
+    rounds (f64 -> bf16 goes through f32, as in the interpreter); f64 -> f16 rounds once."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, arith.ExtFOp | arith.TruncFOp):
@@ -346,7 +355,9 @@ class FloatCastToLLVM(RewritePattern):
         src_l, dst_l = lower_type(x.type), lower_type(dst)
         b = OpList()
         value = x
-        if src_l != dst_l:
+        if isinstance(src_l, Float64Type) and isinstance(dst_l, Float16Type):
+            f64_to_f16(b, x)
+        elif src_l != dst_l:
             cast = llvm.FPExtOp if isinstance(op, arith.ExtFOp) else llvm.FPTruncOp
             value = b.add(cast(x, dst_l))
         if is_bf16(dst):  # the operand is f32 (bf16 -> bf16 is no truncf), f64 or f16

@@ -251,6 +251,14 @@ class KernelCache:
         self.stats = CacheStats()
         self._compiled: dict[str, _Compiled] = {}
         self._lock = threading.Lock()
+        # One MCJIT engine holds every module (it owns the target machine, so there can be
+        # only one per target machine). Object code found on disk is handed to it through
+        # the object cache, keyed by the module's name (the kernel's key).
+        empty = llvm.parse_assembly("")
+        empty.triple, empty.data_layout = self.triple, self.data_layout
+        self._engine = llvm.create_mcjit_compiler(empty, self.target_machine)
+        self._objects_from_disk: dict[str, bytes] = {}
+        self._engine.set_object_cache(notify_func=self._notify, getbuffer_func=self._getbuffer)
         self._salt = "\n".join(
             ["xdsl-multi jit 1", llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)),
              self.triple, self.cpu, self.features, "O3"]
@@ -325,29 +333,36 @@ class KernelCache:
         module = self._parse(text)
         module.name = key
         arg_types = [str(a.type) for a in module.get_function(symbol).arguments]
-        path = self._disk_path(key)
-        cached: bytes | None = None
-        if path is not None:
-            try:
-                cached = path.read_bytes()
-            except OSError:
-                cached = None
+        cached = self._read_disk(key)
         if cached is None:
             self._optimize(module)
-        engine = llvm.create_mcjit_compiler(module, self.target_machine)
-        engine.set_object_cache(
-            notify_func=lambda _module, data: self._store(path, data),
-            getbuffer_func=lambda _module: cached,
-        )
-        engine.finalize_object()
-        address = engine.get_function_address(symbol)
+        else:
+            self._objects_from_disk[key] = cached
+        self._engine.add_module(module)
+        self._engine.finalize_object()
+        address = self._engine.get_function_address(symbol)
         if not address:
             raise RuntimeError(f"JIT: no machine code for kernel {kernel.name}")
         if cached is None:
             self.stats.compiled += 1
         else:
             self.stats.disk_hits += 1
-        return _Compiled(engine, address, arg_types)
+        return _Compiled(self._engine, address, arg_types)
+
+    def _read_disk(self, key: str) -> bytes | None:
+        path = self._disk_path(key)
+        if path is None:
+            return None
+        try:
+            return path.read_bytes()
+        except OSError:
+            return None
+
+    def _getbuffer(self, module: Any) -> bytes | None:
+        return self._objects_from_disk.pop(module.name, None)
+
+    def _notify(self, module: Any, data: bytes) -> None:
+        self._store(self._disk_path(module.name), data)
 
     @staticmethod
     def _store(path: Path | None, data: bytes) -> None:

@@ -30,7 +30,9 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    f16,
     f32,
+    f64,
     i8,
     i32,
     i64,
@@ -155,6 +157,24 @@ def round_to_bf16(b: OpList, x: SSAValue) -> SSAValue:
     quiet_nan = b.add(llvm.OrOp(b.add(llvm.AndOp(bits, mask)), b.const(0x400000, i32)))
     is_nan = b.add(llvm.FCmpOp(x, x, "uno"))
     return b.add(llvm.BitcastOp(b.add(llvm.SelectOp(is_nan, quiet_nan, rounded)), f32))
+
+
+def f64_to_f16(b: OpList, x: SSAValue) -> SSAValue:
+    """The f64 `x` correctly rounded to f16, without LLVM's libcall for it (x86 has no f64 ->
+    f16 instruction, and `__truncdfhf2` is not in every process): x is first rounded to f32
+    toward zero with the last bit set when inexact ("round to odd"), which f32 -> f16 (an
+    instruction with F16C) then rounds correctly."""
+    nearest = b.add(llvm.FPTruncOp(x, f32))
+    back = b.add(llvm.FPExtOp(nearest, f64))
+    abs_back = b.add(intrinsic("llvm.fabs.f64", [back], f64))
+    abs_x = b.add(intrinsic("llvm.fabs.f64", [x], f64))
+    rounded_up = b.add(llvm.FCmpOp(abs_back, abs_x, "ogt"))
+    bits = b.add(llvm.BitcastOp(nearest, i32))
+    toward_zero = b.add(llvm.SelectOp(rounded_up, b.add(llvm.SubOp(bits, b.const(1, i32))), bits))
+    inexact = b.add(llvm.FCmpOp(back, x, "one"))
+    odd = b.add(llvm.OrOp(toward_zero, b.const(1, i32)))
+    odd_f32 = b.add(llvm.BitcastOp(b.add(llvm.SelectOp(inexact, odd, toward_zero)), f32))
+    return b.add(llvm.FPTruncOp(odd_f32, f16))
 
 
 def finish_float(b: OpList, value: SSAValue, kernel_type: Attribute) -> SSAValue:

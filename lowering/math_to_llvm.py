@@ -13,7 +13,7 @@ bf16 results are rounded after the f32 computation.
 from __future__ import annotations
 
 from xdsl.dialects import llvm, math
-from xdsl.dialects.builtin import Float16Type, Float64Type, IntegerType, ModuleOp, f32
+from xdsl.dialects.builtin import Float16Type, Float64Type, IntegerType, ModuleOp, f32, f64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import SymbolTable
@@ -21,6 +21,7 @@ from xdsl.traits import SymbolTable
 from xdsl_multi.lowering.llvm_types import (
     FAST_MATH,
     OpList,
+    f64_to_f16,
     finish_float,
     float_suffix,
     intrinsic,
@@ -106,8 +107,14 @@ class FloatIntrinsicToLLVM(RewritePattern):
         kernel_t = op.results[0].type
         t = lower_type(kernel_t)
         b = OpList()
-        result = b.add(intrinsic(f"{name}.{float_suffix(t)}", op.operands, t))
-        finish_float(b, result, kernel_t)
+        if name == "llvm.fma" and isinstance(t, Float16Type):
+            # in f64 and rounded once, as the interpreter does (LLVM would also widen to
+            # f64, but then call __truncdfhf2, which the process may not have)
+            wide = [b.add(llvm.FPExtOp(a, f64)) for a in op.operands]
+            f64_to_f16(b, b.add(intrinsic("llvm.fma.f64", wide, f64)))
+        else:
+            result = b.add(intrinsic(f"{name}.{float_suffix(t)}", op.operands, t))
+            finish_float(b, result, kernel_t)
         rewriter.replace(op, b.ops)
 
 
