@@ -1,0 +1,300 @@
+"""The `mpi` backend: device r's schedule runs on MPI rank r (mpi4py; `pip install
+'xdsl-multi[mpi]'` brings the MPICH wheel, whose `mpiexec` runs every rank on this host).
+
+```python
+program = MpiProgram(module)                  # every rank; needs exactly N ranks
+outputs = program(inputs if rank == 0 else None)   # collective; rank 0 gets the outputs
+```
+
+`__call__` is `scatter` (rank 0 places the logical inputs and sends each rank its local
+arguments) + `run_local` (each rank runs its device) + `gather` (the devices that hold a
+result send it to rank 0, which assembles the logical outputs). A benchmark scatters once and
+calls `run_local` repeatedly.
+
+Sends and receives are MPI point-to-point messages on a private communicator, with the tag
+equal to the channel; a send does not wait for its receive (`Isend`; the memory plan keeps the
+buffer untouched until the run ends, when the sends are completed). A receive that waits longer
+than `recv_timeout` seconds, and a kernel or step that fails, end the whole job with
+`MPI_Abort` after one line on stderr naming the rank, the step and (for a receive) the missing
+sender and channel: an MPI job cannot end one rank alone without leaving the others waiting.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from xdsl_multi.runtime.buffers import BufferType, aligned_empty
+from xdsl_multi.runtime.executor import (
+    DEFAULT_RECV_TIMEOUT,
+    ExecutionError,
+    LocalValue,
+    Placed,
+    compile_runners,
+)
+from xdsl_multi.runtime.interpreter import device_modules
+from xdsl_multi.runtime.kernels import KernelLibrary
+from xdsl_multi.runtime.schedule import Recv, ScheduleError, Send
+
+_SCALARS_TAG = 1 << 20
+"""Scatter tag of a rank's scalar arguments (array arguments use their position)."""
+
+
+def mpi_module() -> Any:
+    """mpi4py's MPI module (initializes MPI), or an ImportError saying how to get it."""
+    try:
+        from mpi4py import MPI
+    except ImportError as e:
+        raise ImportError(
+            "the mpi backend needs mpi4py and an MPI library: pip install 'xdsl-multi[mpi]' "
+            f"(mpi4py and the mpich wheel) ({e})"
+        ) from None
+    return MPI
+
+
+def _bytes(x: np.ndarray) -> Any:
+    """`x`'s memory as an MPI byte buffer (every dtype, bool and float16 included)."""
+    from mpi4py import MPI
+
+    return [x.reshape(-1).view(np.uint8), MPI.BYTE]
+
+
+class _Watchdog:
+    """Ends the job when a blocking MPI call outlives its deadline: MPI cannot time out a
+    receive, so a thread watches the main one."""
+
+    def __init__(self, fail: Any) -> None:
+        self._fail = fail
+        self._cond = threading.Condition()
+        self._armed: tuple[float, str] | None = None
+        self._thread: threading.Thread | None = None
+
+    def arm(self, seconds: float, message: str) -> None:
+        with self._cond:
+            self._armed = (time.monotonic() + seconds, message)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._watch, name="xdsl-multi-mpi-watchdog", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify_all()
+
+    def disarm(self) -> None:
+        with self._cond:
+            self._armed = None
+
+    def _watch(self) -> None:
+        with self._cond:
+            while True:
+                if self._armed is None:
+                    self._cond.wait()
+                    continue
+                deadline, message = self._armed
+                remaining = deadline - time.monotonic()
+                if remaining > 0:
+                    self._cond.wait(remaining)
+                    continue
+                self._fail(message)
+
+
+class _MpiTransport:
+    receives_into_buffer = True
+
+    def __init__(self, program: MpiProgram) -> None:
+        self.p = program
+        self.requests: list[Any] = []
+
+    def send(self, index: int, step: Send, value: np.ndarray) -> None:
+        self.requests.append(
+            self.p.data_comm.Isend(_bytes(value), dest=step.dest, tag=step.channel)
+        )
+
+    def recv(self, index: int, step: Recv, out: np.ndarray | None) -> np.ndarray:
+        assert out is not None
+        p = self.p
+        runner = p.runner
+        p.watchdog.arm(
+            p.recv_timeout,
+            str(
+                ExecutionError(
+                    runner.device,
+                    index,
+                    step.describe(),
+                    f"no message from device {step.source} on channel {step.channel} after "
+                    f"{p.recv_timeout:g} s",
+                )
+            ),
+        )
+        try:
+            p.data_comm.Recv(_bytes(out), source=step.source, tag=step.channel)
+        finally:
+            p.watchdog.disarm()
+        return out
+
+    def finish(self) -> None:
+        if not self.requests:
+            return
+        from mpi4py import MPI
+
+        p = self.p
+        p.watchdog.arm(
+            p.recv_timeout,
+            f"device {p.rank}: its sends were not received after {p.recv_timeout:g} s",
+        )
+        try:
+            MPI.Request.Waitall(self.requests)
+        finally:
+            p.watchdog.disarm()
+        self.requests = []
+
+
+class MpiProgram:
+    """A kernel-level program on MPI ranks: this rank compiles and runs its own device."""
+
+    def __init__(
+        self,
+        module: ModuleOp,
+        kernels: KernelLibrary | None = None,
+        *,
+        comm: Any = None,
+        recv_timeout: float = DEFAULT_RECV_TIMEOUT,
+        error_prefix: str = "xdsl-multi",
+        entry: str = "main",
+    ) -> None:
+        MPI = mpi_module()
+        self.comm = comm if comm is not None else MPI.COMM_WORLD
+        self.rank: int = self.comm.Get_rank()
+        self.size: int = self.comm.Get_size()
+        self.recv_timeout = recv_timeout
+        self.error_prefix = error_prefix
+        n = len(device_modules(module))
+        if self.size != n:
+            raise ScheduleError(
+                f"the program runs on {n} devices, but there are {self.size} MPI ranks "
+                f"(run it with mpiexec -n {n})"
+            )
+        self.info, self.schedules, runners = compile_runners(
+            module, "mpi", kernels, [self.rank], entry
+        )
+        tag_ub = self.comm.Get_attr(MPI.TAG_UB)
+        for s in self.schedules:
+            for step in s.steps:
+                if isinstance(step, Send) and step.channel > tag_ub:
+                    raise ScheduleError(
+                        f"device {s.device}: channel {step.channel} is above MPI's largest "
+                        f"tag {tag_ub}"
+                    )
+            for reg in s.results:
+                if reg not in s.step_reg_types():
+                    raise ScheduleError(
+                        f"device {s.device}: @main returns a value that is not a buffer"
+                    )
+        self.runner = runners[self.rank]
+        self.data_comm = self.comm.Dup()
+        self.io_comm = self.comm.Dup()
+        self.watchdog = _Watchdog(self.fail)
+        self._never_set = threading.Event()
+
+    @property
+    def num_devices(self) -> int:
+        return len(self.schedules)
+
+    @property
+    def peak_bytes(self) -> int:
+        """The most bytes this rank's schedule has live at once."""
+        return self.runner.schedule.plan.peak_bytes
+
+    def fail(self, message: str, code: int = 1) -> NoReturn:
+        """End the whole job: one line on stderr, then MPI_Abort."""
+        sys.stdout.flush()
+        sys.stderr.write(f"{self.error_prefix}: error: rank {self.rank}: {message}\n")
+        sys.stderr.flush()
+        self.comm.Abort(code)
+        raise SystemExit(code)  # not reached
+
+    # -- the three phases ---------------------------------------------------------------------
+
+    def place(self, inputs: Sequence[object]) -> Placed:
+        """Rank 0: every device's local arguments (raises InterpreterError for bad inputs)."""
+        logical = self.info.logical_inputs(inputs)
+        return [self.info.place_device(s, logical) for s in self.schedules]
+
+    def scatter(self, placed: Placed | None) -> list[LocalValue]:
+        """Collective: rank 0 sends each rank its local arguments; this rank's are returned."""
+        specs = self.runner.schedule.args
+        if self.rank == 0:
+            assert placed is not None and len(placed) == self.size
+            for r in range(1, self.size):
+                scalars = []
+                for i, value in enumerate(placed[r]):
+                    if isinstance(value, np.ndarray):
+                        self.io_comm.Send(_bytes(value), dest=r, tag=i)
+                    else:
+                        scalars.append(value)
+                self.io_comm.send(scalars, dest=r, tag=_SCALARS_TAG)
+            return list(placed[0])
+        arrays: dict[int, np.ndarray] = {}
+        for i, spec in enumerate(specs):
+            if not spec.scalar:
+                arrays[i] = aligned_empty(spec.btype.shape, spec.btype.dtype)
+                self.io_comm.Recv(_bytes(arrays[i]), source=0, tag=i)
+        scalars = iter(self.io_comm.recv(source=0, tag=_SCALARS_TAG))
+        return [arrays[i] if i in arrays else next(scalars) for i in range(len(specs))]
+
+    def run_local(self, args: Sequence[LocalValue]) -> list[LocalValue]:
+        """Run this rank's device; its local results (device memory, valid until the next
+        run). A failure ends the job."""
+        try:
+            return self.runner.run(args, _MpiTransport(self), self._never_set)
+        except ExecutionError as e:
+            self.fail(str(e))
+
+    def gather(self, local: Sequence[LocalValue]) -> list[np.ndarray] | None:
+        """Collective: the holders of each result send it to rank 0, which returns the
+        logical outputs (other ranks return None)."""
+        n_out = len(self.info.signature.outputs.data)
+        holders = [self.info.holders(j) for j in range(n_out)]
+        if self.rank != 0:
+            for j in range(n_out):
+                if self.rank in holders[j]:
+                    self.io_comm.Send(_bytes(np.asarray(local[j])), dest=0, tag=j)
+            return None
+        per_device: list[list[LocalValue] | None] = [None] * self.size
+        per_device[0] = list(local)
+        for r in range(1, self.size):
+            sched = self.schedules[r]
+            types = sched.step_reg_types()
+            results: list[LocalValue] = []
+            for j, reg in enumerate(sched.results):
+                if r in holders[j]:
+                    btype: BufferType = types[reg]
+                    buf = np.empty(btype.shape, btype.dtype)
+                    self.io_comm.Recv(_bytes(buf), source=r, tag=j)
+                    results.append(buf)
+                else:
+                    results.append(np.zeros(0))
+            per_device[r] = results
+        return self.info.gather(per_device)
+
+    def __call__(self, inputs: Sequence[object] | None) -> list[np.ndarray] | None:
+        """Collective: rank 0 gives the logical inputs and gets the logical outputs. Bad
+        inputs raise on every rank (InterpreterError on rank 0, RuntimeError elsewhere)."""
+        placed: Placed | None = None
+        problem: BaseException | None = None
+        if self.rank == 0:
+            try:
+                placed = self.place(inputs if inputs is not None else [])
+            except Exception as e:  # noqa: BLE001 - re-raised below, after telling the others
+                problem = e
+        if self.io_comm.bcast(None if problem is None else str(problem), root=0) is not None:
+            if problem is not None:
+                raise problem
+            raise RuntimeError("rank 0 could not place the inputs")
+        local = self.run_local(self.scatter(placed))
+        return self.gather(local)

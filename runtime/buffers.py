@@ -1,0 +1,219 @@
+"""Device memory for the compiled runtime: 64-byte aligned numpy buffers and the static memory
+plan of one device's host schedule.
+
+```python
+x = aligned_empty((4, 8), np.float32)          # x.ctypes.data % 64 == 0, C-contiguous
+plan = plan_memory([Lifetime(buffer=0, nbytes=128, start=0, end=3), ...])
+arena = DeviceMemory(plan)                     # one device's memory, kept across runs
+view = arena.view(plan.slot_of[0], (4, 8), np.float32)
+```
+
+A schedule's buffers (`memref.alloc`, and with MPI the buffer a receive lands in) do not get
+memory of their own on every run: `plan_memory` packs them into a few *slots* once, from their
+lifetimes (first step to last use), so a buffer's slot is free again for buffers allocated
+after its last use. `DeviceMemory` allocates each slot the first time it is needed and keeps it:
+steady-state runs allocate nothing and touch no fresh pages (BENCH.md: fresh output buffers
+page-fault on first touch).
+
+Lifetimes are inclusive: a buffer used at step 5 is live at step 5, so two arguments of one
+kernel call never share memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+)
+from xdsl.ir import Attribute
+
+ALIGNMENT = 64
+"""Bytes; every buffer the runtime allocates starts at a multiple of this (a cache line, and
+the widest AVX-512 load)."""
+
+_INT_DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+
+
+class UnsupportedType(Exception):
+    """An element or buffer type the compiled runtime cannot hold in a numpy array."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Element types and aligned arrays
+# ---------------------------------------------------------------------------------------------
+
+
+def element_dtype(t: Attribute) -> np.dtype:
+    """The numpy dtype of a kernel-level element type (i1 is a byte: numpy bool)."""
+    if isinstance(t, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, IntegerType) and t.width.data in _INT_DTYPES:
+        return np.dtype(_INT_DTYPES[t.width.data])
+    if isinstance(t, BFloat16Type):
+        raise UnsupportedType("bf16 buffers are not supported by the compiled runtime")
+    raise UnsupportedType(f"element type {t} is not supported by the compiled runtime")
+
+
+@dataclass(frozen=True)
+class BufferType:
+    """The shape and dtype of a static memref."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
+    def __str__(self) -> str:
+        return f"{self.dtype}{list(self.shape)}"
+
+    @staticmethod
+    def of(t: Attribute) -> BufferType:
+        """The buffer type of a static memref type."""
+        if not isinstance(t, MemRefType):
+            raise UnsupportedType(f"expected a memref type, found {t}")
+        shape = tuple(t.get_shape())
+        if any(n < 0 for n in shape):
+            raise UnsupportedType(f"{t} has a dynamic size; the runtime needs static shapes")
+        return BufferType(shape, element_dtype(t.get_element_type()))
+
+
+def aligned_empty(
+    shape: Sequence[int], dtype: np.dtype | type, alignment: int = ALIGNMENT
+) -> np.ndarray:
+    """An uninitialized C-contiguous array whose data starts at a multiple of `alignment`
+    (numpy only promises 16 bytes: over-allocate and start at the right offset)."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + alignment, np.uint8)
+    offset = -raw.ctypes.data % alignment
+    return raw[offset : offset + nbytes].view(dtype).reshape(tuple(shape))
+
+
+def aligned_copy(x: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
+    """A 64-byte aligned C-contiguous copy of `x` (converted to `dtype` if given)."""
+    out = aligned_empty(x.shape, dtype or x.dtype)
+    np.copyto(out, x, casting="unsafe" if dtype is not None else "no")
+    return out
+
+
+def is_aligned(x: np.ndarray, alignment: int = ALIGNMENT) -> bool:
+    return x.ctypes.data % alignment == 0 and x.flags.c_contiguous
+
+
+# ---------------------------------------------------------------------------------------------
+# The memory plan
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lifetime:
+    """Buffer `buffer` of `nbytes` bytes is live from step `start` to step `end`, inclusive."""
+
+    buffer: int
+    nbytes: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """Where each planned buffer lives: `slot_of[buffer]` is a slot of `slot_bytes[slot]`
+    bytes. `peak_bytes` is the most bytes live at once (the schedule's need), `sum(slot_bytes)`
+    what the device holds (at least the peak; more when sizes do not pack)."""
+
+    slot_of: dict[int, int]
+    slot_bytes: tuple[int, ...]
+    peak_bytes: int
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.slot_bytes)
+
+
+def plan_memory(lifetimes: Sequence[Lifetime]) -> MemoryPlan:
+    """Pack buffers into slots so that buffers sharing a slot are never live at once.
+
+    Linear scan in order of first step; a new buffer takes the smallest free slot that is
+    large enough, else grows the largest free slot, else opens a new one. Buffers become free
+    after their last step."""
+    order = sorted(lifetimes, key=lambda lt: (lt.start, lt.buffer))
+    slot_bytes: list[int] = []
+    slot_of: dict[int, int] = {}
+    active: list[Lifetime] = []
+    free: set[int] = set()
+    for lt in order:
+        for done in [a for a in active if a.end < lt.start]:
+            active.remove(done)
+            free.add(slot_of[done.buffer])
+        fitting = [s for s in free if slot_bytes[s] >= lt.nbytes]
+        if fitting:
+            slot = min(fitting, key=lambda s: (slot_bytes[s], s))
+        elif free:
+            slot = max(free, key=lambda s: (slot_bytes[s], -s))
+            slot_bytes[slot] = lt.nbytes
+        else:
+            slot = len(slot_bytes)
+            slot_bytes.append(lt.nbytes)
+        free.discard(slot)
+        slot_of[lt.buffer] = slot
+        active.append(lt)
+    return MemoryPlan(slot_of, tuple(slot_bytes), peak_live_bytes(lifetimes))
+
+
+def peak_live_bytes(lifetimes: Sequence[Lifetime]) -> int:
+    """The largest sum of bytes live at one step."""
+    events: dict[int, int] = {}
+    for lt in lifetimes:
+        events[lt.start] = events.get(lt.start, 0) + lt.nbytes
+        events[lt.end + 1] = events.get(lt.end + 1, 0) - lt.nbytes
+    peak = live = 0
+    for step in sorted(events):
+        live += events[step]
+        peak = max(peak, live)
+    return peak
+
+
+class DeviceMemory:
+    """One device's slots, allocated (aligned) the first time a run needs them and kept for
+    the next runs, and the array views of buffers into them."""
+
+    def __init__(self, plan: MemoryPlan) -> None:
+        self.plan = plan
+        self._slots: list[np.ndarray | None] = [None] * len(plan.slot_bytes)
+        self._views: dict[int, np.ndarray] = {}
+
+    @property
+    def allocated_bytes(self) -> int:
+        """Bytes of slots allocated so far."""
+        return sum(s.nbytes for s in self._slots if s is not None)
+
+    def view(self, buffer: int, btype: BufferType) -> np.ndarray:
+        """Planned buffer `buffer` as an array of `btype` (the same array on every run)."""
+        found = self._views.get(buffer)
+        if found is not None:
+            return found
+        slot = self.plan.slot_of[buffer]
+        raw = self._slots[slot]
+        if raw is None:
+            raw = aligned_empty((self.plan.slot_bytes[slot],), np.uint8)
+            self._slots[slot] = raw
+        view = raw[: btype.nbytes].view(btype.dtype).reshape(btype.shape)
+        self._views[buffer] = view
+        return view

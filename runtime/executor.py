@@ -1,0 +1,374 @@
+"""The compiled runtime: run every device's host schedule, with kernels from a `KernelLibrary`.
+
+```python
+from xdsl_multi.runtime.executor import Program
+
+with Program(kernel_level_module) as program:      # compile once (schedules, plans, kernels)
+    outputs = program(inputs)                        # logical arrays in and out (placement.py)
+    placed = program.place(inputs)                   # each device's local inputs, aligned
+    local = program.run_placed(placed)               # each device's local results (views of
+                                                     #   device memory, valid until the next run)
+    outputs = program.gather(local)                  # logical arrays (copies)
+```
+
+`Program` runs on the `threads` backend (backends/threads.py: one thread per device, sends
+hand arrays over through queues). The `mpi` backend (backends/mpi.py) runs the same schedules,
+one per MPI rank.
+
+The module is at the kernel level (form-kernels) or the llvm level (convert-to-llvm): a top
+module with `multi.devices` and `multi.signature` holding `builtin.module @device_K` whose
+`func.func @main` is the host schedule (schedule.py). Kernels come from the given library,
+else the JIT for an llvm-level module, else xDSL's interpreter (kernels.py).
+
+A failure ends the run with an `ExecutionError` naming the device and the step: an exception
+from a kernel, or a receive that waited `recv_timeout` seconds (default 60) for its sender.
+The other devices stop at their next step or receive.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, Self
+
+import numpy as np
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+
+from xdsl_multi.dialects.multi import placement_of
+from xdsl_multi.runtime.buffers import DeviceMemory, aligned_copy
+from xdsl_multi.runtime.interpreter import (
+    argument_names,
+    device_modules,
+    logical_signature,
+)
+from xdsl_multi.runtime.kernels import InterpKernels, JitKernels, Kernel, KernelLibrary
+from xdsl_multi.runtime.placement import (
+    check_devices_known,
+    device_number,
+    from_local_parts,
+    local_part,
+    prepare_inputs,
+    program_devices,
+)
+from xdsl_multi.runtime.schedule import (
+    Alloc,
+    Backend,
+    Call,
+    Copy,
+    DeviceSchedule,
+    Free,
+    Recv,
+    ScheduleError,
+    Send,
+    compile_schedules,
+)
+from xdsl_multi.runtime.values import InterpreterError
+
+DEFAULT_RECV_TIMEOUT = 60.0
+"""Seconds a receive waits for its message before the run fails."""
+
+LocalValue = np.ndarray | int | float
+Placed = list[list[LocalValue]]
+"""Each device's local @main arguments, by device number."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Failures
+# ---------------------------------------------------------------------------------------------
+
+
+class ExecutionError(Exception):
+    """A run failed on device `device` at step `step` of its schedule."""
+
+    def __init__(self, device: int, step: int, what: str, reason: str) -> None:
+        super().__init__(f"device {device} failed at step {step} ({what}): {reason}")
+        self.device = device
+        self.step = step
+        self.what = what
+        self.reason = reason
+
+
+class RecvTimeout(Exception):
+    """A receive waited too long; the message names the missing sender and channel."""
+
+
+class Aborted(Exception):
+    """Another device failed: this one stops where it is."""
+
+
+def describe_exception(e: BaseException) -> str:
+    text = str(e)
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one device
+# ---------------------------------------------------------------------------------------------
+
+
+class Transport(Protocol):
+    """How one device's sends and receives reach the other devices."""
+
+    receives_into_buffer: bool
+    """True if a receive lands in a buffer of the receiver's (MPI), False if it hands over
+    the sender's array (threads)."""
+
+    def send(self, index: int, step: Send, value: np.ndarray) -> None:
+        """Send `value` for step number `index`."""
+        ...
+
+    def recv(self, index: int, step: Recv, out: np.ndarray | None) -> np.ndarray:
+        """The next message of step number `index` (into `out` if the transport receives
+        into a buffer); raises RecvTimeout or Aborted."""
+        ...
+
+    def finish(self) -> None:
+        """The run ended on this device: complete outstanding sends."""
+        ...
+
+
+class DeviceRunner:
+    """One device's schedule, its memory and its kernels, ready to run many times."""
+
+    def __init__(self, schedule: DeviceSchedule, kernels: dict[str, Kernel]) -> None:
+        self.schedule = schedule
+        self.memory = DeviceMemory(schedule.plan)
+        self.kernels = kernels
+
+    @property
+    def device(self) -> int:
+        return self.schedule.device
+
+    def run(
+        self, args: Sequence[LocalValue], transport: Transport, abort: threading.Event
+    ) -> list[LocalValue]:
+        """Run the schedule on this device's local arguments; return its local results."""
+        sched = self.schedule
+        regs: list[object] = [None] * sched.num_regs
+        regs[: len(args)] = args
+        for reg, value in sched.constants.items():
+            regs[reg] = value
+        memory = self.memory
+        for i, step in enumerate(sched.steps):
+            if abort.is_set():
+                raise Aborted
+            try:
+                if type(step) is Call:
+                    self.kernels[step.name]([regs[a] for a in step.args])  # type: ignore[misc]
+                elif type(step) is Alloc:
+                    regs[step.reg] = memory.view(step.reg, step.btype)
+                elif type(step) is Send:
+                    value = regs[step.reg]
+                    assert isinstance(value, np.ndarray)
+                    transport.send(i, step, aligned_copy(value) if step.copy else value)
+                elif type(step) is Recv:
+                    out = (
+                        memory.view(step.reg, step.btype)
+                        if transport.receives_into_buffer
+                        else None
+                    )
+                    regs[step.reg] = transport.recv(i, step, out)
+                elif type(step) is Free:
+                    for reg in step.regs:
+                        regs[reg] = None
+                elif type(step) is Copy:
+                    np.copyto(regs[step.dst], regs[step.src])  # type: ignore[arg-type]
+            except Aborted:
+                raise
+            except RecvTimeout as e:
+                raise ExecutionError(sched.device, i, step.describe(), str(e)) from None
+            except Exception as e:
+                raise ExecutionError(sched.device, i, step.describe(), describe_exception(e)) from e
+        try:
+            transport.finish()
+        except RecvTimeout as e:
+            raise ExecutionError(sched.device, len(sched.steps), "finish", str(e)) from None
+        return [regs[r] for r in sched.results]  # type: ignore[misc]
+
+
+def bind_kernels(schedule: DeviceSchedule, library: KernelLibrary) -> dict[str, Kernel]:
+    """The kernels `schedule` calls, from `library`; a missing one is a ScheduleError."""
+    kernels = {}
+    for name in schedule.kernel_names:
+        try:
+            kernels[name] = library.kernel(schedule.device, name)
+        except KeyError:
+            raise ScheduleError(
+                f"device {schedule.device}: the schedule calls @{name}, which the kernel "
+                "library does not have"
+            ) from None
+    return kernels
+
+
+def default_library(module: ModuleOp, devices: Sequence[int] | None = None) -> KernelLibrary:
+    """The JIT for an llvm-level module (kernels are `llvm.func`), else xDSL's interpreter."""
+    if any(isinstance(op, llvm.FuncOp) and op.body.blocks for op in module.walk()):
+        return JitKernels(module, devices)
+    return InterpKernels(device_modules(module))
+
+
+# ---------------------------------------------------------------------------------------------
+# The program: logical arrays in and out
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProgramInfo:
+    """What the logical inputs and outputs are, and which device holds which."""
+
+    devices: tuple[str, ...]
+    signature: FunctionType
+    argument_names: tuple[str, ...]
+
+    @staticmethod
+    def of(module: ModuleOp, entry: str = "main") -> ProgramInfo:
+        try:
+            sig = logical_signature(module, entry)
+            names = argument_names(module, entry)
+            devices = program_devices(module)
+            check_devices_known(sig, devices)
+        except InterpreterError as e:
+            raise ScheduleError(str(e)) from None
+        return ProgramInfo(tuple(devices), sig, tuple(names))
+
+    def holders(self, result: int) -> list[int]:
+        """The devices whose local value of result `result` is part of the logical one."""
+        t = self.signature.outputs.data[result]
+        enc = placement_of(t)
+        if enc is None:
+            return [0]
+        return sorted({device_number(self.devices, name) for name in enc.device_names})
+
+    def check_schedules(self, schedules: Sequence[DeviceSchedule]) -> None:
+        n_in, n_out = len(self.signature.inputs.data), len(self.signature.outputs.data)
+        if self.devices and len(self.devices) != len(schedules):
+            raise ScheduleError(
+                f"multi.devices lists {len(self.devices)} devices but the module has "
+                f"{len(schedules)} device modules"
+            )
+        for s in schedules:
+            if len(s.args) != n_in or len(s.results) != n_out:
+                raise ScheduleError(
+                    f"device {s.device}: @main takes {len(s.args)} arguments and returns "
+                    f"{len(s.results)} values; the logical signature has {n_in} and {n_out}"
+                )
+
+    def logical_inputs(self, inputs: Sequence[object]) -> list[np.ndarray]:
+        """Checked private copies of the logical inputs; raises InterpreterError."""
+        return prepare_inputs(self.signature, inputs, list(self.argument_names))
+
+    def place_device(
+        self, schedule: DeviceSchedule, logical: Sequence[np.ndarray]
+    ) -> list[LocalValue]:
+        """Device `schedule.device`'s local arguments: aligned copies of its parts."""
+        out: list[LocalValue] = []
+        d = schedule.device
+        for i, (t, x, spec) in enumerate(
+            zip(self.signature.inputs.data, logical, schedule.args, strict=True)
+        ):
+            part = local_part(t, x, d, self.devices)
+            if spec.scalar:
+                out.append(part[()].item())
+                continue
+            if part.shape != spec.btype.shape or part.dtype != spec.btype.dtype:
+                raise ScheduleError(
+                    f"argument {i}: device {d}'s local part of {t} is {part.dtype}"
+                    f"{list(part.shape)}, but its @main takes {spec.btype}"
+                )
+            out.append(aligned_copy(part))
+        return out
+
+    def gather(self, local: Sequence[Sequence[LocalValue] | None]) -> list[np.ndarray]:
+        """The logical outputs from each device's local results (None for a device whose
+        results are not needed); never a view of device memory."""
+        outputs = []
+        for j, t in enumerate(self.signature.outputs.data):
+            parts = [None if results is None else np.asarray(results[j]) for results in local]
+            x = from_local_parts(t, parts, self.devices)  # type: ignore[arg-type]
+            if any(p is not None and np.may_share_memory(x, p) for p in parts):
+                x = np.array(x)
+            outputs.append(x)
+        return outputs
+
+
+def compile_runners(
+    module: ModuleOp,
+    backend: Backend,
+    library: KernelLibrary | None,
+    devices: Sequence[int] | None = None,
+    entry: str = "main",
+) -> tuple[ProgramInfo, list[DeviceSchedule], dict[int, DeviceRunner]]:
+    """Schedules of every device and runners (with kernels) for `devices` (default all)."""
+    info = ProgramInfo.of(module, entry)
+    schedules = compile_schedules(module, backend, entry)
+    info.check_schedules(schedules)
+    wanted = range(len(schedules)) if devices is None else devices
+    library = library or default_library(module, list(wanted))
+    runners = {d: DeviceRunner(schedules[d], bind_kernels(schedules[d], library)) for d in wanted}
+    return info, schedules, runners
+
+
+class Program:
+    """A kernel-level program compiled for the threads backend; call it many times."""
+
+    def __init__(
+        self,
+        module: ModuleOp,
+        kernels: KernelLibrary | None = None,
+        *,
+        recv_timeout: float = DEFAULT_RECV_TIMEOUT,
+        pin_threads: bool | None = None,
+        entry: str = "main",
+    ) -> None:
+        from xdsl_multi.runtime.backends.threads import ThreadsBackend
+
+        self.info, self.schedules, runners = compile_runners(
+            module, "threads", kernels, None, entry
+        )
+        self.runners = [runners[d] for d in range(len(self.schedules))]
+        self._backend = ThreadsBackend(self.runners, recv_timeout, pin_threads)
+
+    @property
+    def num_devices(self) -> int:
+        return len(self.schedules)
+
+    @property
+    def peak_bytes(self) -> list[int]:
+        """Per device, the most bytes its schedule has live at once."""
+        return [s.plan.peak_bytes for s in self.schedules]
+
+    @property
+    def held_bytes(self) -> list[int]:
+        """Per device, the bytes of device memory allocated so far (kept across runs)."""
+        return [r.memory.allocated_bytes for r in self.runners]
+
+    def place(self, inputs: Sequence[object]) -> Placed:
+        """Each device's local arguments for these logical inputs (raises InterpreterError
+        for an input of the wrong shape or dtype)."""
+        logical = self.info.logical_inputs(inputs)
+        return [self.info.place_device(s, logical) for s in self.schedules]
+
+    def run_placed(self, placed: Placed) -> list[list[LocalValue]]:
+        """Run once on placed inputs; each device's local results. They are device memory,
+        overwritten by the next run: gather or copy them first."""
+        if len(placed) != self.num_devices:
+            raise ValueError(f"expected inputs for {self.num_devices} devices, got {len(placed)}")
+        return self._backend.run(placed)
+
+    def gather(self, local: Sequence[Sequence[LocalValue]]) -> list[np.ndarray]:
+        return self.info.gather(local)
+
+    def __call__(self, inputs: Sequence[object]) -> list[np.ndarray]:
+        return self.gather(self.run_placed(self.place(inputs)))
+
+    def close(self) -> None:
+        """Stop the device threads (also done when the program is garbage collected)."""
+        self._backend.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,623 @@
+"""A device's host schedule as a list of steps, read once from the kernel-level IR, and the
+checks and plans that need every device's schedule.
+
+The host schedule of device K is `func.func @main` of `builtin.module @device_K`:
+
+```mlir
+func.func @main(%x: memref<4x16xf32>) -> memref<4x16xf32> {
+  %y = memref.alloc() : memref<4x16xf32>
+  func.call @kernel0(%x, %y) : (memref<4x16xf32>, memref<4x16xf32>) -> ()
+  devidx.send %y to 1 channel 0 : memref<4x16xf32>
+  %z = devidx.recv from 1 channel 0 : memref<4x16xf32>
+  memref.dealloc %y : memref<4x16xf32>
+  func.return %z : memref<4x16xf32>
+}
+```
+
+Each op becomes one step (`Alloc`, `Call`, `Send`, `Recv`, `Copy`); `arith.constant` gives a
+kernel's scalar argument; `memref.dealloc` is checked (nothing uses the buffer after it) and
+replaced by a `Free` step after each buffer's last use, which the runtime computes itself.
+Values live in numbered registers: @main's arguments first.
+
+`compile_schedules` reads every device, then checks what only the whole program shows: every
+send has its receive with the same buffer type, and no device waits for a message that is
+never sent (a simulation with buffered sends). It decides which sends hand their buffer over
+and which copy it (a buffer may be shared only while nobody writes it), and plans each device's
+memory (buffers.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from xdsl.dialects import arith, func, llvm, memref
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.traits import SymbolTable
+
+from xdsl_multi.runtime.buffers import (
+    BufferType,
+    Lifetime,
+    MemoryPlan,
+    UnsupportedType,
+    element_dtype,
+    plan_memory,
+)
+
+Backend = Literal["threads", "mpi"]
+"""What a plan is for: with `threads` a receive hands over the sender's array (it allocates
+nothing); with `mpi` it lands in a buffer of the receiver's."""
+
+
+class ScheduleError(Exception):
+    """A host schedule the runtime cannot run (a user error of the program, or of a pass)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Steps
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Alloc:
+    """`memref.alloc`: register `reg` gets a buffer of `btype` (a planned slot)."""
+
+    reg: int
+    btype: BufferType
+
+    def describe(self) -> str:
+        return f"alloc {self.btype}"
+
+
+@dataclass(frozen=True)
+class Call:
+    """`func.call @name(args)`: run kernel `name` on registers `args` in place."""
+
+    name: str
+    args: tuple[int, ...]
+
+    def describe(self) -> str:
+        return f"call @{self.name}"
+
+
+@dataclass(frozen=True)
+class Send:
+    """`devidx.send`: send register `reg` to device `dest`; `copy` sends a copy (someone
+    writes the buffer while the other side may still read it)."""
+
+    reg: int
+    dest: int
+    channel: int
+    btype: BufferType
+    copy: bool = False
+
+    def describe(self) -> str:
+        return f"send to device {self.dest} channel {self.channel}"
+
+
+@dataclass(frozen=True)
+class Recv:
+    """`devidx.recv`: register `reg` gets the next message from `source` on `channel`."""
+
+    reg: int
+    source: int
+    channel: int
+    btype: BufferType
+
+    def describe(self) -> str:
+        return f"recv from device {self.source} channel {self.channel}"
+
+
+@dataclass(frozen=True)
+class Copy:
+    """`memref.copy %src, %dst`."""
+
+    src: int
+    dst: int
+
+    def describe(self) -> str:
+        return "memref.copy"
+
+
+@dataclass(frozen=True)
+class Free:
+    """The last use of these registers was the step before: drop them."""
+
+    regs: tuple[int, ...]
+
+    def describe(self) -> str:
+        return "free"
+
+
+Step = Alloc | Call | Send | Recv | Copy | Free
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """An argument of @main: a buffer type, or a scalar of a numpy dtype (`btype.shape == ()`
+    and `scalar`)."""
+
+    btype: BufferType
+    scalar: bool = False
+
+
+@dataclass(frozen=True)
+class DeviceSchedule:
+    """Device `device`'s host schedule: registers 0..len(args)-1 are @main's arguments,
+    `constants` are preset registers (kernel scalars), `results` the returned registers."""
+
+    device: int
+    args: tuple[ArgSpec, ...]
+    steps: tuple[Step, ...]
+    results: tuple[int, ...]
+    num_regs: int
+    constants: Mapping[int, int | float]
+    kernel_names: tuple[str, ...]
+    written: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    """Per kernel, the argument positions it may write (all, when its IR was not found)."""
+    plan: MemoryPlan = field(default_factory=lambda: MemoryPlan({}, (), 0))
+
+    def describe(self, index: int) -> str:
+        return f"step {index} ({self.steps[index].describe()})"
+
+    def step_reg_types(self) -> dict[int, BufferType]:
+        """The buffer type of every register that holds a buffer."""
+        types = {i: a.btype for i, a in enumerate(self.args) if not a.scalar}
+        for s in self.steps:
+            if isinstance(s, Alloc | Recv):
+                types[s.reg] = s.btype
+        return types
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading one device's @main
+# ---------------------------------------------------------------------------------------------
+
+_SEND, _RECV = "devidx.send", "devidx.recv"
+
+
+def read_schedule(module: ModuleOp, device: int, entry: str = "main") -> DeviceSchedule:
+    """The steps of `@entry` in device module `module` (without plan or copy decisions)."""
+    f = SymbolTable.lookup_symbol(module, entry)
+    if not isinstance(f, func.FuncOp) or not f.body.blocks:
+        raise ScheduleError(f"device {device}: no func.func @{entry} with a body")
+    if len(f.body.blocks) != 1:
+        raise ScheduleError(f"device {device}: @{entry} must be one block (a host schedule)")
+    block = f.body.block
+    reader = _Reader(device, entry)
+    args = tuple(reader.argument(a) for a in block.args)
+    for op in block.ops:
+        reader.op(op)
+    if reader.results is None:
+        raise ScheduleError(f"device {device}: @{entry} does not end with func.return")
+    steps = _insert_frees(reader.steps, reader.results, len(args), reader.deallocated)
+    kernel_names = tuple(dict.fromkeys(s.name for s in steps if isinstance(s, Call)))
+    return DeviceSchedule(
+        device,
+        args,
+        steps,
+        reader.results,
+        reader.num_regs,
+        reader.constants,
+        kernel_names,
+    )
+
+
+class _Reader:
+    def __init__(self, device: int, entry: str) -> None:
+        self.device = device
+        self.entry = entry
+        self.regs: dict[SSAValue, int] = {}
+        self.num_regs = 0
+        self.steps: list[Step] = []
+        self.constants: dict[int, int | float] = {}
+        self.results: tuple[int, ...] | None = None
+        self.deallocated: dict[int, int] = {}
+        """register -> number of steps before its dealloc."""
+
+    def fail(self, op: Operation | None, message: str) -> ScheduleError:
+        where = f" at {op.name}" if op is not None else ""
+        return ScheduleError(f"device {self.device}: @{self.entry}{where}: {message}")
+
+    def new_reg(self, value: SSAValue) -> int:
+        self.regs[value] = reg = self.num_regs
+        self.num_regs += 1
+        return reg
+
+    def reg(self, op: Operation, value: SSAValue) -> int:
+        reg = self.regs.get(value)
+        if reg is None:
+            raise self.fail(op, "uses a value that is not a buffer of the schedule")
+        if reg in self.deallocated:
+            raise self.fail(op, "uses a buffer after its memref.dealloc")
+        return reg
+
+    def btype(self, op: Operation | None, t: object) -> BufferType:
+        try:
+            return BufferType.of(t)  # type: ignore[arg-type]
+        except UnsupportedType as e:
+            raise self.fail(op, str(e)) from None
+
+    def argument(self, arg: SSAValue) -> ArgSpec:
+        self.new_reg(arg)
+        if isinstance(arg.type, MemRefType):
+            return ArgSpec(self.btype(None, arg.type))
+        try:
+            return ArgSpec(BufferType((), element_dtype(arg.type)), scalar=True)
+        except UnsupportedType as e:
+            raise self.fail(None, f"argument of type {arg.type}: {e}") from None
+
+    def op(self, op: Operation) -> None:
+        if self.results is not None:
+            raise self.fail(op, "ops after func.return")
+        if isinstance(op, memref.AllocOp):
+            if op.dynamic_sizes or op.symbol_operands:
+                raise self.fail(op, "dynamic sizes are not supported")
+            self.steps.append(Alloc(self.new_reg(op.memref), self.btype(op, op.memref.type)))
+        elif isinstance(op, func.CallOp):
+            if op.results:
+                raise self.fail(op, f"kernel @{op.callee.string_value()} must return nothing")
+            args = tuple(self.reg(op, a) for a in op.arguments)
+            self.steps.append(Call(op.callee.string_value(), args))
+        elif op.name == _SEND:
+            value = op.operands[0]
+            self.steps.append(
+                Send(
+                    self.reg(op, value),
+                    _int_prop(op, "dest"),
+                    _int_prop(op, "channel"),
+                    self.btype(op, value.type),
+                )
+            )
+        elif op.name == _RECV:
+            result = op.results[0]
+            btype = self.btype(op, result.type)
+            src, channel = _int_prop(op, "source"), _int_prop(op, "channel")
+            self.steps.append(Recv(self.new_reg(result), src, channel, btype))
+        elif isinstance(op, memref.CopyOp):
+            self.steps.append(Copy(self.reg(op, op.source), self.reg(op, op.destination)))
+        elif isinstance(op, memref.DeallocOp):
+            self.deallocated[self.reg(op, op.memref)] = len(self.steps)
+        elif isinstance(op, arith.ConstantOp):
+            value = op.value
+            if isinstance(value, IntegerAttr | FloatAttr):
+                self.constants[self.new_reg(op.result)] = value.value.data
+            else:
+                raise self.fail(op, f"only scalar constants are supported, found {value}")
+        elif isinstance(op, func.ReturnOp):
+            self.results = tuple(self.reg(op, a) for a in op.arguments)
+        else:
+            raise self.fail(
+                op,
+                "not a host-schedule op (expected memref.alloc/dealloc/copy, func.call, "
+                "devidx.send/recv, arith.constant, func.return)",
+            )
+
+
+def _int_prop(op: Operation, name: str) -> int:
+    attr = op.properties.get(name)
+    if attr is None:
+        attr = op.attributes.get(name)
+    if not isinstance(attr, IntegerAttr):
+        raise ScheduleError(f"{op.name}: missing integer property '{name}'")
+    return attr.value.data
+
+
+def _insert_frees(
+    steps: list[Step], results: tuple[int, ...], num_args: int, deallocated: dict[int, int]
+) -> tuple[Step, ...]:
+    """Add a `Free` after the last use of every buffer made by the schedule (arguments and
+    results belong to the caller). A dealloc'd buffer is freed there at the latest."""
+    last_use: dict[int, int] = {}
+    for i, s in enumerate(steps):
+        for reg in _regs_of(s):
+            last_use[reg] = i
+    for reg in results:
+        last_use.pop(reg, None)
+    frees: dict[int, list[int]] = {}
+    for reg, i in last_use.items():
+        if reg >= num_args:
+            frees.setdefault(i, []).append(reg)
+    out: list[Step] = []
+    for i, s in enumerate(steps):
+        out.append(s)
+        if i in frees:
+            out.append(Free(tuple(sorted(frees[i]))))
+    return tuple(out)
+
+
+def _regs_of(step: Step) -> tuple[int, ...]:
+    if isinstance(step, Alloc | Recv | Send):
+        return (step.reg,)
+    if isinstance(step, Call):
+        return step.args
+    if isinstance(step, Copy):
+        return (step.src, step.dst)
+    return step.regs
+
+
+# ---------------------------------------------------------------------------------------------
+# Which kernel arguments are written
+# ---------------------------------------------------------------------------------------------
+
+_MEMREF_VIEWS = (
+    memref.SubviewOp,
+    memref.CastOp,
+    memref.ReinterpretCastOp,
+    memref.CollapseShapeOp,
+    memref.ExpandShapeOp,
+    memref.ViewOp,
+    memref.MemorySpaceCastOp,
+)
+
+
+def written_arguments(kernel: Operation) -> frozenset[int]:
+    """The argument positions a kernel (`func.func` over memrefs or `llvm.func` over
+    pointers) may write: followed through views and address arithmetic to stores and copies.
+    An argument used any other way (passed to a call, stored as a value...) counts as
+    written."""
+    if not isinstance(kernel, func.FuncOp | llvm.FuncOp) or not kernel.body.blocks:
+        return frozenset()
+    block: Block = kernel.body.blocks[0]
+    written: set[int] = set()
+    for index, arg in enumerate(block.args):
+        work: list[SSAValue] = [arg]
+        while work and index not in written:
+            value = work.pop()
+            for use in value.uses:
+                op = use.operation
+                if isinstance(op, memref.LoadOp | llvm.LoadOp | memref.DimOp):
+                    continue
+                if (
+                    isinstance(op, memref.StoreOp)
+                    and op.memref is value
+                    and op.value is not value
+                    or isinstance(op, llvm.StoreOp)
+                    and op.ptr is value
+                    and op.value is not value
+                ):
+                    written.add(index)
+                elif isinstance(op, memref.CopyOp) and op.source is value:
+                    if op.destination is value:
+                        written.add(index)
+                elif isinstance(op, _MEMREF_VIEWS) or (
+                    isinstance(op, llvm.GEPOp) and op.ptr is value
+                ):
+                    work.extend(op.results)
+                else:
+                    written.add(index)
+    return frozenset(written)
+
+
+def find_kernel_ir(
+    top: ModuleOp, device_module: ModuleOp, device: int, name: str
+) -> Operation | None:
+    """The IR of device `device`'s kernel `name`: `func.func @name` in its module, or
+    `llvm.func @device{K}_{name}` (convert-to-llvm's name) anywhere in the program."""
+    found = SymbolTable.lookup_symbol(device_module, name)
+    if isinstance(found, func.FuncOp | llvm.FuncOp) and found.body.blocks:
+        return found
+    wanted = {f"device{device}_{name}", name}
+    for op in top.walk():
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data in wanted and op.body.blocks:
+            return op
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Every device together
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Message:
+    src: int
+    dest: int
+    channel: int
+    send_step: int
+    recv_step: int
+    btype: BufferType
+
+
+def match_messages(schedules: Sequence[DeviceSchedule]) -> list[_Message]:
+    """Pair the k-th send from S to D on channel C with the k-th receive of D from S on C;
+    every send must have its receive, with the same buffer type."""
+    n = len(schedules)
+    sends: dict[tuple[int, int, int], list[tuple[int, Send]]] = {}
+    recvs: dict[tuple[int, int, int], list[tuple[int, Recv]]] = {}
+    for sched in schedules:
+        for i, s in enumerate(sched.steps):
+            if isinstance(s, Send):
+                if not 0 <= s.dest < n:
+                    raise ScheduleError(
+                        f"device {sched.device}: {sched.describe(i)}: there is no device "
+                        f"{s.dest} ({n} devices)"
+                    )
+                sends.setdefault((sched.device, s.dest, s.channel), []).append((i, s))
+            elif isinstance(s, Recv):
+                if not 0 <= s.source < n:
+                    raise ScheduleError(
+                        f"device {sched.device}: {sched.describe(i)}: there is no device "
+                        f"{s.source} ({n} devices)"
+                    )
+                recvs.setdefault((s.source, sched.device, s.channel), []).append((i, s))
+    messages = []
+    for key in sorted(set(sends) | set(recvs)):
+        src, dest, channel = key
+        out, into = sends.get(key, []), recvs.get(key, [])
+        if len(out) != len(into):
+            raise ScheduleError(
+                f"device {src} sends {len(out)} message(s) to device {dest} on channel "
+                f"{channel}, but device {dest} receives {len(into)}"
+            )
+        for k, ((si, s), (ri, r)) in enumerate(zip(out, into, strict=True)):
+            if s.btype != r.btype:
+                raise ScheduleError(
+                    f"message {k} from device {src} to device {dest} on channel {channel}: "
+                    f"sent as {s.btype}, received as {r.btype}"
+                )
+            messages.append(_Message(src, dest, channel, si, ri, s.btype))
+    return messages
+
+
+def check_no_deadlock(schedules: Sequence[DeviceSchedule]) -> None:
+    """Run the schedules' messages with buffered sends: every receive must be satisfied."""
+    pos = [0] * len(schedules)
+    mailbox: dict[tuple[int, int, int], int] = {}
+    progress = True
+    while progress:
+        progress = False
+        for sched in schedules:
+            d = sched.device
+            while pos[d] < len(sched.steps):
+                s = sched.steps[pos[d]]
+                if isinstance(s, Send):
+                    key = (d, s.dest, s.channel)
+                    mailbox[key] = mailbox.get(key, 0) + 1
+                elif isinstance(s, Recv):
+                    key = (s.source, d, s.channel)
+                    if not mailbox.get(key):
+                        break
+                    mailbox[key] -= 1
+                pos[d] += 1
+                progress = True
+    waiting = [s for s in schedules if pos[s.device] < len(s.steps)]
+    if waiting:
+        parts = []
+        for sched in waiting:
+            step = sched.steps[pos[sched.device]]
+            assert isinstance(step, Recv)
+            parts.append(
+                f"device {sched.device} at {sched.describe(pos[sched.device])} waits for "
+                f"device {step.source} channel {step.channel}"
+            )
+        raise ScheduleError("deadlock: " + "; ".join(parts))
+
+
+def _writes(sched: DeviceSchedule, reg: int, after: int) -> bool:
+    """Whether a step of `sched` after step `after` may write register `reg`."""
+    for s in sched.steps[after + 1 :]:
+        if isinstance(s, Copy) and s.dst == reg:
+            return True
+        if isinstance(s, Call):
+            written = sched.written.get(s.name)
+            for pos, a in enumerate(s.args):
+                if a == reg and (written is None or pos in written):
+                    return True
+    return False
+
+
+def decide_copies(
+    schedules: Sequence[DeviceSchedule], messages: Iterable[_Message], backend: Backend
+) -> list[DeviceSchedule]:
+    """Mark the sends that must send a copy. A handed-over buffer is shared by sender and
+    receiver until the run ends, so it may be handed over only if the sender does not write
+    it after the send and (threads) the receiver never writes what it received. With MPI the
+    receiver has its own buffer, and the sender's buffer is in flight until the run ends."""
+    copy_steps: dict[int, set[int]] = {}
+    for m in messages:
+        sender, receiver = schedules[m.src], schedules[m.dest]
+        send = sender.steps[m.send_step]
+        recv = receiver.steps[m.recv_step]
+        assert isinstance(send, Send) and isinstance(recv, Recv)
+        must_copy = _writes(sender, send.reg, m.send_step)
+        if backend == "threads":
+            must_copy = must_copy or _writes(receiver, recv.reg, m.recv_step)
+        if must_copy:
+            copy_steps.setdefault(m.src, set()).add(m.send_step)
+    out = []
+    for sched in schedules:
+        marks = copy_steps.get(sched.device, set())
+        steps = tuple(
+            replace(s, copy=True) if i in marks and isinstance(s, Send) else s
+            for i, s in enumerate(sched.steps)
+        )
+        out.append(replace(sched, steps=steps))
+    return out
+
+
+def plan_device_memory(sched: DeviceSchedule, backend: Backend) -> MemoryPlan:
+    """The memory plan of one device: its allocs (and with MPI its receives), each live from
+    its step to its last use; results live to the end, and so does a buffer handed over by a
+    send (the receiver may read it until the run ends)."""
+    end = len(sched.steps)
+    made: dict[int, tuple[int, BufferType]] = {}
+    for i, s in enumerate(sched.steps):
+        if isinstance(s, Alloc) or (isinstance(s, Recv) and backend == "mpi"):
+            made[s.reg] = (i, s.btype)
+    last: dict[int, int] = {}
+    for i, s in enumerate(sched.steps):
+        if isinstance(s, Free):
+            continue
+        for reg in _regs_of(s):
+            if reg in made:
+                last[reg] = max(last.get(reg, i), i)
+        if isinstance(s, Send) and not s.copy and s.reg in made:
+            last[s.reg] = end
+    for reg in sched.results:
+        if reg in made:
+            last[reg] = end
+    lifetimes = [
+        Lifetime(reg, btype.nbytes, start, last.get(reg, start))
+        for reg, (start, btype) in made.items()
+    ]
+    return plan_memory(lifetimes)
+
+
+def device_modules_of(module: ModuleOp) -> dict[int, ModuleOp]:
+    from xdsl_multi.runtime.interpreter import device_modules
+
+    return device_modules(module)
+
+
+def compile_schedules(
+    module: ModuleOp, backend: Backend, entry: str = "main"
+) -> list[DeviceSchedule]:
+    """Every device's schedule of a kernel-level (or llvm-level) program, checked together,
+    with copy decisions and memory plans for `backend`."""
+    mods = device_modules_of(module)
+    if not mods:
+        raise ScheduleError(
+            "the module has no device modules (builtin.module with devidx.device = K); "
+            "run the pipeline up to form-kernels first"
+        )
+    n = len(mods)
+    if sorted(mods) != list(range(n)):
+        raise ScheduleError(f"device modules must be numbered 0..{n - 1}, found {sorted(mods)}")
+    schedules = []
+    for d in range(n):
+        sched = read_schedule(mods[d], d, entry)
+        written = {}
+        for name in sched.kernel_names:
+            ir = find_kernel_ir(module, mods[d], d, name)
+            if ir is not None:
+                written[name] = written_arguments(ir)
+        schedules.append(replace(sched, written=written))
+    messages = match_messages(schedules)
+    check_no_deadlock(schedules)
+    schedules = decide_copies(schedules, messages, backend)
+    return [replace(s, plan=plan_device_memory(s, backend)) for s in schedules]
+
+
+__all__ = [
+    "Alloc",
+    "ArgSpec",
+    "Backend",
+    "Call",
+    "Copy",
+    "DeviceSchedule",
+    "Free",
+    "Recv",
+    "ScheduleError",
+    "Send",
+    "Step",
+    "compile_schedules",
+    "written_arguments",
+]

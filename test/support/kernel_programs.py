@@ -1,0 +1,74 @@
+"""Hand-written kernel-level programs (the contract form-kernels produces) for the executor's
+tests: a top module with `multi.devices` and `multi.signature` holding one
+`builtin.module @device_K` per device, each with `{multi.kernel}` functions over memrefs and a
+host schedule `@main`."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from xdsl_multi.dialects import make_context
+
+
+def parse(text: str) -> ModuleOp:
+    """Parse without verifying (devidx.send/recv on memrefs may not verify yet)."""
+    return Parser(make_context(), text).parse_module()
+
+
+def devices_attr(n: int) -> str:
+    return "[" + ", ".join(f'"CPU:{d}"' for d in range(n)) + "]"
+
+
+def binary_kernel(name: str, op: str, n: int, dtype: str = "f32") -> str:
+    """`@name(%a, %b, %out: memref<NxT>)`: out[i] = a[i] OP b[i], as scf.for over loads."""
+    m = f"memref<{n}x{dtype}>"
+    return f"""
+    func.func @{name}(%a: {m}, %b: {m}, %out: {m}) attributes {{multi.kernel}} {{
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %cn = arith.constant {n} : index
+      scf.for %i = %c0 to %cn step %c1 {{
+        %x = memref.load %a[%i] : {m}
+        %y = memref.load %b[%i] : {m}
+        %z = {op} %x, %y : {dtype}
+        memref.store %z, %out[%i] : {m}
+      }}
+      func.return
+    }}"""
+
+
+def exchange_program(n: int = 2, rows: int = 8) -> str:
+    """On n devices: s = x + y on each shard of rows/n; every device sends its s to the next
+    device and receives the previous one's; t = s + received.
+
+    logical: (x, y sharded) -> (s sharded, t one buffer per device)
+    numpy:   s = x + y; t[d] = s_d + s_{d-1}"""
+    k = rows // n
+    shard = f"#multi.shard<{devices_attr(n)}, axis = 0>"
+    on = f"#multi.on<{devices_attr(n)}>"
+    m = f"memref<{k}xf32>"
+    sig = (
+        f"(tensor<{rows}xf32, {shard}>, tensor<{rows}xf32, {shard}>) -> "
+        f"(tensor<{rows}xf32, {shard}>, tensor<{k}xf32, {on}>)"
+    )
+    mods = []
+    for d in range(n):
+        mods.append(f"""
+  builtin.module @device_{d} attributes {{devidx.device = {d} : i64}} {{
+    {binary_kernel("kernel0", "arith.addf", k)}
+    func.func @main(%x: {m}, %y: {m}) -> ({m}, {m}) {{
+      %s = memref.alloc() : {m}
+      func.call @kernel0(%x, %y, %s) : ({m}, {m}, {m}) -> ()
+      devidx.send %s to {(d + 1) % n} channel 0 : {m}
+      %r = devidx.recv from {(d - 1) % n} channel 0 : {m}
+      %t = memref.alloc() : {m}
+      func.call @kernel0(%s, %r, %t) : ({m}, {m}, {m}) -> ()
+      memref.dealloc %r : {m}
+      func.return %s, %t : {m}, {m}
+    }}
+  }}""")
+    return (
+        f"builtin.module attributes {{multi.devices = {devices_attr(n)}, "
+        f"multi.signature = {sig}}} {{{''.join(mods)}\n}}\n"
+    )
