@@ -19,6 +19,11 @@ FINDINGS: dict[str, str | None] = {
         "devidx-simplify SelectOfSameValues folds tg.where(c, x, x) -> x although c may be "
         "Invalid (SPEC §4 rule 1: the result is Invalid there, stored as 0)"
     ),
+    "keep_slice_copy_keeps_invalid.mlir": (
+        "multi-to-devidx lowers a keep-slice copy to clean(x) without storing it, so Invalid "
+        "lanes survive the copy (SPEC §4: a copy stores Invalid as 0) and a max/mul reduce "
+        "sees the identity instead of 0"
+    ),
 }
 
 
