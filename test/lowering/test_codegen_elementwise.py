@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from interp_ir import parse as parse_program
-from kernel_jit import DTYPES, Snippet, aligned_copy, aligned, compile_text, elementwise, round_bf16
+from kernel_jit import DTYPES, Snippet, aligned, aligned_copy, compile_text, elementwise, round_bf16
+
 from xdsl_multi.lowering.jit import KernelCache
 from xdsl_multi.runtime import numerics as nx
 from xdsl_multi.runtime.interpreter import run_module

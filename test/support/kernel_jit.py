@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
+
 from xdsl_multi.dialects import make_context
 from xdsl_multi.lowering.convert_to_llvm import ConvertToLLVM
 from xdsl_multi.lowering.jit import ALIGNMENT, CompiledKernel, KernelCache
