@@ -53,8 +53,9 @@ class UnsupportedType(Exception):
 
 
 def element_dtype(t: Attribute) -> np.dtype:
-    """The numpy dtype of a kernel-level element type (i1 is a byte: numpy bool)."""
-    if isinstance(t, Float32Type):
+    """The numpy dtype of a kernel-level element type (i1 is a byte: numpy bool; bf16 values
+    are float32, as in the interpreter)."""
+    if isinstance(t, Float32Type | BFloat16Type):  # bf16 is stored as float32 (the JIT's too)
         return np.dtype(np.float32)
     if isinstance(t, Float64Type):
         return np.dtype(np.float64)
@@ -64,8 +65,6 @@ def element_dtype(t: Attribute) -> np.dtype:
         return np.dtype(np.int64)
     if isinstance(t, IntegerType) and t.width.data in _INT_DTYPES:
         return np.dtype(_INT_DTYPES[t.width.data])
-    if isinstance(t, BFloat16Type):
-        raise UnsupportedType("bf16 buffers are not supported by the compiled runtime")
     raise UnsupportedType(f"element type {t} is not supported by the compiled runtime")
 
 
@@ -103,7 +102,8 @@ def aligned_empty(
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     raw = np.empty(nbytes + alignment, np.uint8)
     offset = -raw.ctypes.data % alignment
-    return raw[offset : offset + nbytes].view(dtype).reshape(tuple(shape))
+    # np.ndarray over the buffer keeps the offset even for an empty array (a slice does not)
+    return np.ndarray(tuple(shape), dtype, buffer=raw, offset=offset)
 
 
 def aligned_copy(x: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
@@ -214,6 +214,6 @@ class DeviceMemory:
         if raw is None:
             raw = aligned_empty((self.plan.slot_bytes[slot],), np.uint8)
             self._slots[slot] = raw
-        view = raw[: btype.nbytes].view(btype.dtype).reshape(btype.shape)
+        view = np.ndarray(btype.shape, btype.dtype, buffer=raw)
         self._views[buffer] = view
         return view

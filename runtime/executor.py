@@ -205,7 +205,7 @@ def bind_kernels(schedule: DeviceSchedule, library: KernelLibrary) -> dict[str, 
 def default_library(module: ModuleOp, devices: Sequence[int] | None = None) -> KernelLibrary:
     """The JIT for an llvm-level module (kernels are `llvm.func`), else xDSL's interpreter."""
     if any(isinstance(op, llvm.FuncOp) and op.body.blocks for op in module.walk()):
-        return JitKernels(module, devices)
+        return JitKernels(module)
     return InterpKernels(device_modules(module))
 
 

@@ -24,8 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.traits import SymbolTable
 
 KernelArg = np.ndarray | int | float
@@ -47,31 +46,33 @@ class KernelLibrary(Protocol):
 
 _CTYPES_OF_KIND: dict[str, Any] = {
     "ptr": ctypes.c_void_p,
-    "i64": ctypes.c_int64,
+    "i1": ctypes.c_bool,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
     "i32": ctypes.c_int32,
-    "f64": ctypes.c_double,
-    "f32": ctypes.c_float,
+    "i64": ctypes.c_int64,
+    "float": ctypes.c_float,
+    "double": ctypes.c_double,
 }
+"""ctypes of each LLVM parameter type a kernel may take (bare pointers for memrefs)."""
 
-
-def arg_kind(t: Attribute) -> str:
-    """How an argument of kernel-level type `t` is passed to machine code (bare pointers)."""
-    if isinstance(t, MemRefType):
-        return "ptr"
-    if isinstance(t, IndexType):
-        return "i64"
-    if isinstance(t, IntegerType) and t.width.data in (32, 64):
-        return f"i{t.width.data}"
-    raise TypeError(f"kernel arguments of type {t} are not supported")
+LLVM_NAME_ATTR = "multi.llvm_kernel"
+"""On the `func.func` declaration convert-to-llvm leaves for the host's calls: the name of the
+`llvm.func` that runs it."""
 
 
 class NativeKernel:
-    """A `void f(...)` at `address` called through ctypes: arrays are passed as their data
-    pointer, scalars by value. The object that owns the code must outlive this."""
+    """A `void f(...)` at `address` called through ctypes, which releases the GIL: arrays are
+    passed as their data pointer, scalars by value. No per-call checks: the executor checked
+    the buffer types when it read the schedule. `owner` (the JIT's compiled kernel, which
+    keeps its execution engine) is kept alive as long as this."""
 
-    def __init__(self, address: int, kinds: Sequence[str], name: str = "kernel") -> None:
+    def __init__(
+        self, address: int, kinds: Sequence[str], name: str = "kernel", owner: object = None
+    ) -> None:
         self.name = name
         self.kinds = tuple(kinds)
+        self.owner = owner
         proto = ctypes.CFUNCTYPE(None, *(_CTYPES_OF_KIND[k] for k in self.kinds))
         self._fn = proto(address)
 
@@ -81,22 +82,39 @@ class NativeKernel:
         self._fn(*(a.ctypes.data if isinstance(a, np.ndarray) else a for a in args))
 
 
-class JitKernels:
-    """Kernels compiled from an llvm-level module by lowering/jit.py, looked up as
-    `device{K}_{name}` (the name convert-to-llvm gives device K's `@name`)."""
+def llvm_kernel_names(module: ModuleOp) -> dict[tuple[int, str], str]:
+    """(device, kernel name) -> the name of its `llvm.func`, from the declarations
+    convert-to-llvm leaves in the device modules."""
+    from xdsl_multi.runtime.interpreter import device_modules
 
-    def __init__(self, module: ModuleOp, devices: Sequence[int] | None = None) -> None:
+    names: dict[tuple[int, str], str] = {}
+    for device, mod in device_modules(module).items():
+        for op in mod.walk():
+            if isinstance(op, func.FuncOp) and isinstance(
+                attr := op.attributes.get(LLVM_NAME_ATTR), StringAttr
+            ):
+                names[(device, op.sym_name.data)] = attr.data
+    return names
+
+
+class JitKernels:
+    """The kernels of an llvm-level module, compiled by lowering/jit.py (identical kernels
+    once), called through ctypes. `cache` is a `jit.KernelCache` to share between programs."""
+
+    def __init__(self, module: ModuleOp, cache: object = None) -> None:
         from xdsl_multi.lowering import jit  # the JIT is only needed by compiled runs
 
-        self._compiled = jit.compile_kernels(module)
-        self._devices = None if devices is None else set(devices)
+        self._compiled = jit.compile_kernels(module, cache)  # type: ignore[arg-type]
+        self._names = llvm_kernel_names(module)
 
     def kernel(self, device: int, name: str) -> Kernel:
-        for symbol in (f"device{device}_{name}", name):
-            found = self._compiled.get(symbol)  # type: ignore[attr-defined]
-            if found is not None:
-                return found
-        raise KeyError(name)
+        symbol = self._names.get((device, name), f"device{device}_{name}")
+        compiled = self._compiled.get(symbol) or self._compiled.get(name)
+        if compiled is None:
+            raise KeyError(name)
+        return NativeKernel(
+            compiled.address, [a.llvm_type for a in compiled.args], compiled.name, compiled
+        )
 
 
 # ---------------------------------------------------------------------------------------------

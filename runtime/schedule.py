@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    StringAttr,
 )
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import SymbolTable
@@ -50,6 +51,7 @@ from xdsl_multi.runtime.buffers import (
     element_dtype,
     plan_memory,
 )
+from xdsl_multi.runtime.kernels import LLVM_NAME_ATTR
 
 Backend = Literal["threads", "mpi"]
 """What a plan is for: with `threads` a receive hands over the sender's array (it allocates
@@ -399,12 +401,15 @@ def written_arguments(kernel: Operation) -> frozenset[int]:
 def find_kernel_ir(
     top: ModuleOp, device_module: ModuleOp, device: int, name: str
 ) -> Operation | None:
-    """The IR of device `device`'s kernel `name`: `func.func @name` in its module, or
-    `llvm.func @device{K}_{name}` (convert-to-llvm's name) anywhere in the program."""
+    """The IR of device `device`'s kernel `name`: `func.func @name` in its module, or the
+    `llvm.func` convert-to-llvm made of it (named by the declaration's `multi.llvm_kernel`,
+    else `device{K}_{name}`) anywhere in the program."""
     found = SymbolTable.lookup_symbol(device_module, name)
     if isinstance(found, func.FuncOp | llvm.FuncOp) and found.body.blocks:
         return found
-    wanted = {f"device{device}_{name}", name}
+    wanted = {f"device{device}_{name}"}
+    if found is not None and isinstance(attr := found.attributes.get(LLVM_NAME_ATTR), StringAttr):
+        wanted = {attr.data}
     for op in top.walk():
         if isinstance(op, llvm.FuncOp) and op.sym_name.data in wanted and op.body.blocks:
             return op

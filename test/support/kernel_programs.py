@@ -72,3 +72,36 @@ def exchange_program(n: int = 2, rows: int = 8) -> str:
         f"builtin.module attributes {{multi.devices = {devices_attr(n)}, "
         f"multi.signature = {sig}}} {{{''.join(mods)}\n}}\n"
     )
+
+
+def forward_program(write_received: bool = False) -> str:
+    """On 2 devices: device 0 computes s = x + y and sends it to device 1, which returns
+    what it received (logical result: s on CPU:1). With `write_received`, device 1 first adds
+    its own x into the received buffer in place (so the send must copy)."""
+    on0, on1 = '#multi.on<["CPU:0"]>', '#multi.on<["CPU:1"]>'
+    m = "memref<4xf32>"
+    sig = f"(tensor<4xf32, {on0}>, tensor<4xf32, {on0}>) -> tensor<4xf32, {on1}>"
+    device1_work = (
+        f"func.call @kernel0(%r, %x, %r) : ({m}, {m}, {m}) -> ()" if write_received else ""
+    )
+    return f"""
+builtin.module attributes {{multi.devices = {devices_attr(2)}, multi.signature = {sig}}} {{
+  builtin.module @device_0 attributes {{devidx.device = 0 : i64}} {{
+    {binary_kernel("kernel0", "arith.addf", 4)}
+    func.func @main(%x: {m}, %y: {m}) -> {m} {{
+      %s = memref.alloc() : {m}
+      func.call @kernel0(%x, %y, %s) : ({m}, {m}, {m}) -> ()
+      devidx.send %s to 1 channel 3 : {m}
+      func.return %s : {m}
+    }}
+  }}
+  builtin.module @device_1 attributes {{devidx.device = 1 : i64}} {{
+    {binary_kernel("kernel0", "arith.addf", 4)}
+    func.func @main(%x: {m}, %y: {m}) -> {m} {{
+      %r = devidx.recv from 0 channel 3 : {m}
+      {device1_work}
+      func.return %r : {m}
+    }}
+  }}
+}}
+"""
