@@ -21,13 +21,23 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
+    DictionaryAttr,
     IntAttr,
     IntegerAttr,
+    ModuleOp,
     StringAttr,
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue
+from xdsl.ir import (
+    Attribute,
+    Block,
+    BlockArgument,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SSAValue,
+)
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -50,9 +60,12 @@ from xdsl_multi.dialects.syntax import (
     parse_operand_list,
     parse_type_list,
     parse_unary_types,
+    plural,
     print_attr_dict,
     print_unary_types,
     resolve_all,
+    string_list,
+    string_literal,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -86,7 +99,9 @@ def _parse_device_list(parser: AttrParser) -> ArrayAttr[StringAttr]:
     seen: set[str] = set()
     for name in names:
         if name in seen:
-            parser.raise_error(f'device "{name}" appears twice in the list', pos, parser.pos)
+            parser.raise_error(
+                f"device {string_literal(name)} appears twice in the list", pos, parser.pos
+            )
         seen.add(name)
     return ArrayAttr(StringAttr(n) for n in names)
 
@@ -102,7 +117,7 @@ def _verify_device_list(attr_name: str, devices: ArrayAttr[StringAttr]) -> None:
     if not names:
         raise VerifyException(f"{attr_name}: a device list must name at least one device")
     if len(set(names)) != len(names):
-        raise VerifyException(f"{attr_name}: device names repeat in {names}")
+        raise VerifyException(f"{attr_name}: device names repeat in {string_list(names)}")
 
 
 @irdl_attr_definition
@@ -325,8 +340,8 @@ class MultiOp(_UnaryMultiOp):
             raise VerifyException(f"{self.name}: result must be #multi.shard, found {res}")
         if shard.device_names != on.device_names:
             raise VerifyException(
-                f"{self.name}: result devices {list(shard.device_names)} differ from "
-                f"source devices {list(on.device_names)}"
+                f"{self.name}: result devices {string_list(shard.device_names)} differ from "
+                f"source devices {string_list(on.device_names)}"
             )
         if shard.axis_index != axis:
             raise VerifyException(
@@ -347,7 +362,8 @@ class MultiOp(_UnaryMultiOp):
         if local_length(logical[axis], n) != local[axis]:
             raise VerifyException(
                 f"{self.name}: local length {local[axis]} on axis {axis} does not fit logical "
-                f"length {logical[axis]} over {n} devices (expected ceil({logical[axis]}/{n}) = "
+                f"length {logical[axis]} over {plural(n, 'device')} (expected "
+                f"ceil({logical[axis]}/{n}) = "
                 f"{local_length(logical[axis], n)})"
             )
 
@@ -398,14 +414,14 @@ class MselectOp(_UnaryMultiOp):
         index = self.index.value.data
         if not 0 <= index < on.num_devices:
             raise VerifyException(
-                f"{self.name}: index {index} is out of range for {on.num_devices} devices"
+                f"{self.name}: index {index} is out of range for {plural(on.num_devices, 'device')}"
             )
         want = on.device_names[index]
         res_on = placement_of(res)
         if not isinstance(res_on, OnAttr) or res_on.device_names != (want,):
             raise VerifyException(
-                f'{self.name}: result must be placed on exactly device "{want}" '
-                f'(#multi.on<["{want}"]>), found {res}'
+                f"{self.name}: result must be placed on exactly device {string_literal(want)} "
+                f"(#multi.on<[{string_literal(want)}]>), found {res}"
             )
         _same_element_type(self.name, src, res)
         if src.get_shape() != res.get_shape():
@@ -471,7 +487,8 @@ class MstackOp(IRDLOperation):
                 )
             if on.device_names[0] in devices:
                 raise VerifyException(
-                    f'{self.name}: device "{on.device_names[0]}" appears in more than one source'
+                    f"{self.name}: device {string_literal(on.device_names[0])} appears in more "
+                    "than one source"
                 )
             devices.append(on.device_names[0])
             if t.get_shape() != first.get_shape() or t.element_type != first.element_type:
@@ -484,7 +501,7 @@ class MstackOp(IRDLOperation):
         if not isinstance(res_on, OnAttr) or list(res_on.device_names) != devices:
             raise VerifyException(
                 f"{self.name}: result must be placed on the sources' devices in order "
-                f"{devices}, found {res}"
+                f"{string_list(devices)}, found {res}"
             )
         _same_element_type(self.name, first, res)
         if res.get_shape() != first.get_shape():
@@ -631,6 +648,153 @@ class AllreduceOp(_UnaryMultiOp):
             raise VerifyException(
                 f"{self.name}: result shape {list(res.get_shape())} differs from "
                 f"source shape {list(src.get_shape())}"
+            )
+
+
+# --------------------------------------------------------------------------------------------
+# Module-level placement rules (SPEC §1)
+# --------------------------------------------------------------------------------------------
+
+DEVICES_ATTR = "multi.devices"
+"""The module attribute that fixes the program's ordered device set."""
+
+
+class PlacementError(VerifyException):
+    """A module-level placement rule failed. `op` is where: the op whose type or attribute is
+    wrong, or that owns the block of `arg` when the culprit is a block argument."""
+
+    def __init__(self, message: str, op: Operation, arg: BlockArgument | None = None):
+        super().__init__(message)
+        self.op = op
+        self.arg = arg
+
+
+def module_devices(module: Operation) -> tuple[str, ...] | None:
+    """The names listed by `module`'s `multi.devices`, None without the attribute; raises
+    PlacementError when it is not a non-empty list of distinct strings."""
+    attr = module.attributes.get(DEVICES_ATTR)
+    if attr is None:
+        return None
+    want = "a non-empty list of distinct device names (strings)"
+    if not isinstance(attr, ArrayAttr) or not attr.data:
+        raise PlacementError(f"{module.name}: {DEVICES_ATTR} must be {want}, found {attr}", module)
+    names: list[str] = []
+    for i, a in enumerate(attr.data):
+        if not isinstance(a, StringAttr):
+            raise PlacementError(
+                f"{module.name}: {DEVICES_ATTR} must be {want}; entry {i} is {a}", module
+            )
+        if a.data in names:
+            raise PlacementError(
+                f"{module.name}: {DEVICES_ATTR} lists device {string_literal(a.data)} twice",
+                module,
+            )
+        names.append(a.data)
+    return tuple(names)
+
+
+def _placement_problem(attr: Attribute, listed: tuple[str, ...] | None, ok: set[int]) -> str | None:
+    """What is wrong with the placements inside `attr` (a type, or an attribute holding types),
+    as `TYPE problem`, or None: a `#multi.shard` tensor type whose axis is not below its rank,
+    or a device that `listed` (the module's `multi.devices`, when it has one) does not name.
+    `ok` holds the ids of attributes already found fine (attributes are immutable and shared,
+    so each is looked at once)."""
+    # Each entry: an attribute and the tensor type it is part of, to name in the message.
+    stack: list[tuple[Attribute, Attribute]] = [(attr, attr)]
+    while stack:
+        a, outer = stack.pop()
+        if id(a) in ok:
+            continue
+        if isinstance(a, TensorType):
+            outer = a
+            if isinstance(a.encoding, ShardAttr):
+                axis, rank = a.encoding.axis_index, len(a.get_shape())
+                if not axis < rank:
+                    return f"{a} is sharded on axis {axis}, out of range for rank {rank}"
+        if listed is not None and isinstance(a, OnAttr | ShardAttr):
+            for name in a.device_names:
+                if name not in listed:
+                    return (
+                        f"{outer} uses device {string_literal(name)}, which the module's "
+                        f"{DEVICES_ATTR} {string_list(listed)} does not list"
+                    )
+        if isinstance(a, ParametrizedAttribute):
+            stack.extend((p, outer) for p in a.parameters)
+        elif isinstance(a, ArrayAttr):
+            stack.extend((p, outer) for p in a.data)
+        elif isinstance(a, DictionaryAttr):
+            stack.extend((p, outer) for p in a.data.values())
+    # Only now is every attribute inside `attr` known to be fine.
+    ok.add(id(attr))
+    return None
+
+
+def _op_title(op: Operation) -> str:
+    """`func.func @main`, or just the op name when it has no symbol name."""
+    sym = op.attributes.get("sym_name") or op.properties.get("sym_name")
+    return f"{op.name} @{sym.data}" if isinstance(sym, StringAttr) else op.name
+
+
+def _value_text(value: SSAValue, what: str, index: int) -> str:
+    return f"{what} {index} (%{value.name_hint})" if value.name_hint else f"{what} {index}"
+
+
+def verify_module_devices(module: Operation) -> None:
+    """SPEC §1 rules that no single op can check, over every op, block argument, op attribute
+    and property (function signatures included) in `module`:
+
+    - a `builtin.module` with `multi.devices` has a non-empty list of distinct device names,
+      and every placement inside it (the nearest such module's list applies) names only listed
+      devices;
+    - every `#multi.shard` tensor type has its axis below the tensor's rank (our ops check their
+      own operands; this also covers function signatures and other dialects' ops).
+
+    Raises PlacementError for the first offender in textual order (an op's results, then the
+    arguments of its regions' entry blocks, then its attributes, then the ops inside it).
+    """
+    # Attributes found fine, per device list (a nested module may have its own list).
+    fine: dict[tuple[str, ...] | None, set[int]] = {}
+    # Work items: an op, or (the op owning it, a block whose arguments to check).
+    stack: list[tuple[Operation, Block | None, tuple[str, ...] | None]] = [(module, None, None)]
+    while stack:
+        op, block, listed = stack.pop()
+        title = _op_title(op)
+        ok = fine.setdefault(listed, set())
+        if block is not None:
+            _check_block_args(op, title, block, listed, ok)
+            continue
+        if isinstance(op, ModuleOp) and (names := module_devices(op)) is not None:
+            listed = names
+            ok = fine.setdefault(listed, set())
+        for i, r in enumerate(op.results):
+            if (problem := _placement_problem(r.type, listed, ok)) is not None:
+                raise PlacementError(f"{title}: {_value_text(r, 'result', i)}: {problem}", op)
+        for region in op.regions:
+            if region.blocks:
+                _check_block_args(op, title, region.blocks[0], listed, ok)
+        for kind, attrs in (("property", op.properties), ("attribute", op.attributes)):
+            for name, value in attrs.items():
+                if (problem := _placement_problem(value, listed, ok)) is not None:
+                    raise PlacementError(f"{title}: {kind} '{name}': {problem}", op)
+        # Pushed in reverse, so that they come off the stack in textual order.
+        for region in reversed(op.regions):
+            for i, b in reversed(list(enumerate(region.blocks))):
+                for inner in reversed(list(b.ops)):
+                    stack.append((inner, None, listed))
+                if i > 0:
+                    stack.append((op, b, listed))
+
+
+def _check_block_args(
+    op: Operation, title: str, block: Block, listed: tuple[str, ...] | None, ok: set[int]
+) -> None:
+    region = block.parent
+    entry = region is not None and region.first_block is block
+    where = "" if entry or region is None else f" of block {region.blocks.index(block)}"
+    for i, arg in enumerate(block.args):
+        if (problem := _placement_problem(arg.type, listed, ok)) is not None:
+            raise PlacementError(
+                f"{title}: {_value_text(arg, 'argument', i)}{where}: {problem}", op, arg
             )
 
 

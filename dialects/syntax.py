@@ -6,7 +6,8 @@ Every op of these dialects reads ``<keyword-ish header> : <types>`` and most of 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from io import StringIO
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -24,6 +25,28 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 ELEMENT_TYPES_TEXT = "f32, f64, f16, bf16, i1, i8, i16, i32, i64"
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """`1 value`, `2 values` (`words` for irregular plurals: `plural(n, "axis", "axes")`)."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def string_literal(text: str) -> str:
+    """`text` as an MLIR string literal, escaped as the printer does: `"CPU:0"`."""
+    out = StringIO()
+    Printer(stream=out).print_string_literal(text)
+    return out.getvalue()
+
+
+def string_list(texts: Iterable[str]) -> str:
+    """A list of names as MLIR prints it: `["CPU:0", "CPU:1"]`."""
+    return "[" + ", ".join(string_literal(t) for t in texts) + "]"
+
+
+def pairs_text(pairs: Iterable[tuple[int, int]]) -> str:
+    """`[[0, 4], [4, 8]]`: bound pairs written as in the IR, not as Python tuples."""
+    return "[" + ", ".join(f"[{a}, {b}]" for a, b in pairs) + "]"
 
 
 def is_supported_element_type(t: Attribute) -> bool:
@@ -92,7 +115,7 @@ def resolve_all(
     (at `types_pos`, where the type list starts, when given)."""
     if len(operands) != len(types):
         parser.raise_error(
-            f"expected {len(operands)} operand types, found {len(types)}", types_pos
+            f"expected {plural(len(operands), 'operand type')}, found {len(types)}", types_pos
         )
     return [parser.resolve_operand(o, t) for o, t in zip(operands, types, strict=True)]
 

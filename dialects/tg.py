@@ -51,9 +51,11 @@ from xdsl_multi.dialects.multi import (
 from xdsl_multi.dialects.syntax import (
     encoding_of,
     expect_tensor,
+    pairs_text,
     parse_i64,
     parse_int_list,
     parse_unary_types,
+    plural,
     print_attr_dict,
     print_int_list,
     print_unary_types,
@@ -96,8 +98,8 @@ def _check_axes(op_name: str, axes: Sequence[int], rank: int, what: str = "axis"
         if not 0 <= a < rank:
             raise VerifyException(f"{op_name}: {what} {a} is out of range for rank {rank}")
     if len(set(axes)) != len(axes):
-        plural = "axes" if what == "axis" else f"{what}s"
-        raise VerifyException(f"{op_name}: {plural} {list(axes)} repeat")
+        what_plural = "axes" if what == "axis" else f"{what}s"
+        raise VerifyException(f"{op_name}: {what_plural} {list(axes)} repeat")
 
 
 class _UnaryTgOp(IRDLOperation):
@@ -162,8 +164,8 @@ class ReshapeOp(_UnaryTgOp):
         old, new = src.get_shape(), res.get_shape()
         if math.prod(old) != math.prod(new):
             raise VerifyException(
-                f"{self.name}: cannot reshape {list(old)} ({math.prod(old)} elements) to "
-                f"{list(new)} ({math.prod(new)} elements)"
+                f"{self.name}: cannot reshape {list(old)} ({plural(math.prod(old), 'element')}) "
+                f"to {list(new)} ({plural(math.prod(new), 'element')})"
             )
         shard = placement_of(src)
         if not isinstance(shard, ShardAttr):
@@ -174,7 +176,7 @@ class ReshapeOp(_UnaryTgOp):
         if a2 is None:
             raise VerifyException(
                 f"{self.name}: reshape {list(old)} -> {list(new)} moves the shard boundary of "
-                f"axis {a}: no new axis starts after {math.prod(old[:a])} elements"
+                f"axis {a}: no new axis starts after {plural(math.prod(old[:a]), 'element')}"
             )
         allowed = new[a2] == old[a]
         if not allowed and old[a] % n == 0 and new[a2] % n == 0:
@@ -184,7 +186,7 @@ class ReshapeOp(_UnaryTgOp):
         if not allowed:
             raise VerifyException(
                 f"{self.name}: reshape {list(old)} -> {list(new)} of a value sharded on axis {a} "
-                f"over {n} devices would move elements between devices"
+                f"over {plural(n, 'device')} would move elements between devices"
             )
         _check_result_encoding(self.name, src, res, ShardAttr(shard.devices, a2))
 
@@ -236,8 +238,8 @@ class PermuteOp(_UnaryTgOp):
         order, shape = self.order_list, src.get_shape()
         if sorted(order) != list(range(len(shape))):
             raise VerifyException(
-                f"{self.name}: order {list(order)} is not a permutation of the "
-                f"{len(shape)} axes"
+                f"{self.name}: order {list(order)} is not a permutation of "
+                f"{'the ' if len(shape) != 1 else ''}{plural(len(shape), 'axis', 'axes')}"
             )
         want = [shape[i] for i in order]
         if list(res.get_shape()) != want:
@@ -336,20 +338,33 @@ class _BoundsOp(_UnaryTgOp):
         flat: list[Bound] = [next(dyn) if v == DYNAMIC else v for v in self.static_bounds.get_values()]
         return [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
 
-    @staticmethod
-    def _parse_bounds(parser: Parser) -> list[tuple[int | UnresolvedOperand, int | UnresolvedOperand]]:
+    @classmethod
+    def _parse_bounds(
+        cls, parser: Parser
+    ) -> list[tuple[int | UnresolvedOperand, int | UnresolvedOperand]]:
         def parse_bound() -> int | UnresolvedOperand:
             operand = parser.parse_optional_unresolved_operand()
             if operand is not None:
                 return operand
-            return parse_i64(parser, context_msg=" or SSA value as bound")
+            pos = parser.pos
+            value = parse_i64(parser, context_msg=" or SSA value as bound")
+            if value < 0:
+                # Also keeps the DYNAMIC marker from being written as a literal.
+                parser.raise_error(
+                    f"{cls.name}: bound {value} is negative; static bounds are >= 0",
+                    pos,
+                    parser.pos,
+                )
+            return value
 
         def parse_pair() -> tuple[int | UnresolvedOperand, int | UnresolvedOperand]:
             pos = parser.pos
             pair = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parse_bound)
             if len(pair) != 2:
                 parser.raise_error(
-                    f"a bound is a pair [lo, hi], found {len(pair)} values", pos, parser.pos
+                    f"a bound is a pair [lo, hi], found {plural(len(pair), 'value')}",
+                    pos,
+                    parser.pos,
                 )
             return pair[0], pair[1]
 
@@ -387,12 +402,13 @@ class _BoundsOp(_UnaryTgOp):
         n_dyn = sum(1 for v in static if v == DYNAMIC)
         if len(static) != 2 * rank:
             raise VerifyException(
-                f"{self.name}: expected {rank} [lo, hi] bounds for rank {rank}, "
+                f"{self.name}: expected {plural(rank, '[lo, hi] bound')} for rank {rank}, "
                 f"found {len(static) // 2}"
             )
         if n_dyn != len(self.dyn_bounds):
             raise VerifyException(
-                f"{self.name}: {n_dyn} dynamic bounds but {len(self.dyn_bounds)} index operands"
+                f"{self.name}: {plural(n_dyn, 'dynamic bound')} but "
+                f"{plural(len(self.dyn_bounds), 'index operand')}"
             )
         return self.bounds
 
@@ -637,7 +653,7 @@ class ShrinkOp(_BoundsOp):
                     raise VerifyException(f"{self.name}: axis {i}: bounds [{lo}, {hi}] are reversed")
                 if hi - lo != new[i]:
                     raise VerifyException(
-                        f"{self.name}: axis {i}: [{lo}, {hi}] keeps {hi - lo} rows, "
+                        f"{self.name}: axis {i}: [{lo}, {hi}] keeps {plural(hi - lo, 'row')}, "
                         f"but the result has {new[i]}"
                     )
             elif new[i] > old[i]:
@@ -657,7 +673,7 @@ class ShrinkOp(_BoundsOp):
         if (lo, hi) not in [b for b in owned if b[1] > b[0]]:
             raise VerifyException(
                 f"{self.name}: shrink [{lo}, {hi}] on the shard axis {a} must keep the whole "
-                f"axis [0, {old[a]}] or exactly one non-empty shard of {owned}"
+                f"axis [0, {old[a]}] or exactly one non-empty shard of {pairs_text(owned)}"
             )
         _check_result_encoding(self.name, src, res, OnAttr(shard.devices))
 

@@ -60,21 +60,21 @@
 // The result is placed on the sources' devices in order: reversed.
 %a, %b = "test.op"() : () -> (tensor<4x4xf32, #multi.on<["CPU:0"]>>, tensor<4x4xf32, #multi.on<["CPU:1"]>>)
 %t = multi.mstack %a, %b : tensor<4x4xf32, #multi.on<["CPU:0"]>>, tensor<4x4xf32, #multi.on<["CPU:1"]>> -> tensor<4x4xf32, #multi.on<["CPU:1", "CPU:0"]>>
-// CHECK: multi-mstack-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mstack: result must be placed on the sources' devices in order ['CPU:0', 'CPU:1'], found tensor<4x4xf32, #multi.on<["CPU:1", "CPU:0"]>>
+// CHECK: multi-mstack-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mstack: result must be placed on the sources' devices in order ["CPU:0", "CPU:1"], found tensor<4x4xf32, #multi.on<["CPU:1", "CPU:0"]>>
 
 // -----
 
 // The result is placed on the sources' devices in order: one device missing.
 %a, %b = "test.op"() : () -> (tensor<4x4xf32, #multi.on<["CPU:0"]>>, tensor<4x4xf32, #multi.on<["CPU:1"]>>)
 %t = multi.mstack %a, %b : tensor<4x4xf32, #multi.on<["CPU:0"]>>, tensor<4x4xf32, #multi.on<["CPU:1"]>> -> tensor<4x4xf32, #multi.on<["CPU:0"]>>
-// CHECK: multi-mstack-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mstack: result must be placed on the sources' devices in order ['CPU:0', 'CPU:1'], found tensor<4x4xf32, #multi.on<["CPU:0"]>>
+// CHECK: multi-mstack-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mstack: result must be placed on the sources' devices in order ["CPU:0", "CPU:1"], found tensor<4x4xf32, #multi.on<["CPU:0"]>>
 
 // -----
 
 // The result is placed on the sources' devices: a shard is not a placement on a tuple.
 %a, %b = "test.op"() : () -> (tensor<4x4xf32, #multi.on<["CPU:0"]>>, tensor<4x4xf32, #multi.on<["CPU:1"]>>)
 %t = multi.mstack %a, %b : tensor<4x4xf32, #multi.on<["CPU:0"]>>, tensor<4x4xf32, #multi.on<["CPU:1"]>> -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
-// CHECK: multi-mstack-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mstack: result must be placed on the sources' devices in order ['CPU:0', 'CPU:1'], found tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+// CHECK: multi-mstack-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mstack: result must be placed on the sources' devices in order ["CPU:0", "CPU:1"], found tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 
 // -----
 

@@ -33,21 +33,21 @@
 // The result's devices are the source's: different names.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:2"], axis = 0>>
-// CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result devices ['CPU:0', 'CPU:2'] differ from source devices ['CPU:0', 'CPU:1']
+// CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result devices ["CPU:0", "CPU:2"] differ from source devices ["CPU:0", "CPU:1"]
 
 // -----
 
 // The result's devices are the source's: same names, another order.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4xf32, #multi.shard<["CPU:1", "CPU:0"], axis = 0>>
-// CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result devices ['CPU:1', 'CPU:0'] differ from source devices ['CPU:0', 'CPU:1']
+// CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result devices ["CPU:1", "CPU:0"] differ from source devices ["CPU:0", "CPU:1"]
 
 // -----
 
 // The result's devices are the source's: a different number of devices.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<12x4xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>
-// CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result devices ['CPU:0', 'CPU:1', 'CPU:2'] differ from source devices ['CPU:0', 'CPU:1']
+// CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result devices ["CPU:0", "CPU:1", "CPU:2"] differ from source devices ["CPU:0", "CPU:1"]
 
 // -----
 

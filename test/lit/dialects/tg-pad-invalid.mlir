@@ -12,7 +12,7 @@
 // One [lo, hi] pair per axis: too many.
 %x = "test.op"() : () -> tensor<8xf32>
 %y = tg.pad %x [[1, 1], [0, 0]] value 0.0 : tensor<8xf32> -> tensor<10xf32>
-// CHECK: tg-pad-invalid.mlir:[[# @LINE - 1]]:1: error: tg.pad: expected 1 [lo, hi] bounds for rank 1, found 2
+// CHECK: tg-pad-invalid.mlir:[[# @LINE - 1]]:1: error: tg.pad: expected 1 [lo, hi] bound for rank 1, found 2
 
 // -----
 
@@ -23,9 +23,9 @@
 
 // -----
 
-// Padding is not negative.
+// Padding is not negative (the custom form rejects it while parsing: tg-pad-parse-invalid.mlir).
 %x = "test.op"() : () -> tensor<8xf32>
-%y = tg.pad %x [[-1, 1]] value 0.0 : tensor<8xf32> -> tensor<8xf32>
+%y = "tg.pad"(%x) <{static_bounds = array<i64: -1, 1>, value = 0.0 : f32}> : (tensor<8xf32>) -> tensor<8xf32>
 // CHECK: tg-pad-invalid.mlir:[[# @LINE - 1]]:1: error: tg.pad: axis 0 has negative padding -1
 
 // -----
@@ -89,7 +89,7 @@
 // As many index operands as dynamic bounds (generic form: one too many).
 %x, %n = "test.op"() : () -> (tensor<8xf32>, index)
 %y = "tg.pad"(%x, %n) <{static_bounds = array<i64: 1, 1>, invalid}> : (tensor<8xf32>, index) -> tensor<10xf32>
-// CHECK: tg-pad-invalid.mlir:[[# @LINE - 1]]:1: error: tg.pad: 0 dynamic bounds but 1 index operands
+// CHECK: tg-pad-invalid.mlir:[[# @LINE - 1]]:1: error: tg.pad: 0 dynamic bounds but 1 index operand
 
 // -----
 

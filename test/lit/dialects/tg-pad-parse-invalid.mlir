@@ -90,3 +90,28 @@
 %x = "test.op"() : () -> f32
 %y = tg.pad %x [[1, 1]] value 0.0 : f32 -> tensor<10xf32>
 // CHECK: tg-pad-parse-invalid.mlir:[[# @LINE - 1]]:35: error: tg.pad: operand must be a tensor, found f32
+
+// -----
+
+// Static bounds are not negative: rejected at the literal.
+%x = "test.op"() : () -> tensor<8xf32>
+%y = tg.pad %x [[-1, 1]] value 0.0 : tensor<8xf32> -> tensor<8xf32>
+// CHECK: tg-pad-parse-invalid.mlir:[[# @LINE - 1]]:18: error: tg.pad: bound -1 is negative; static bounds are >= 0
+// CHECK-NEXT: {{^}}%y = tg.pad %x {{\[\[}}-1, 1]] value 0.0 : tensor<8xf32> -> tensor<8xf32>
+// CHECK-NEXT: {{^}}                 ^~{{$}}
+
+// -----
+
+// INT64_MIN is how the generic form marks a dynamic bound; written as a literal it is a negative
+// bound, not a missing index operand.
+%x = "test.op"() : () -> tensor<4xf32>
+%y = tg.pad %x [[-9223372036854775808, 0]] invalid : tensor<4xf32> -> tensor<4xf32>
+// CHECK: tg-pad-parse-invalid.mlir:[[# @LINE - 1]]:18: error: tg.pad: bound -9223372036854775808 is negative; static bounds are >= 0
+// CHECK-NOT: index operand
+
+// -----
+
+// The same next to a dynamic bound.
+%x, %n = "test.op"() : () -> (tensor<4xf32>, index)
+%y = tg.pad %x [[%n, -9223372036854775808]] invalid : tensor<4xf32> -> tensor<8xf32>
+// CHECK: tg-pad-parse-invalid.mlir:[[# @LINE - 1]]:22: error: tg.pad: bound -9223372036854775808 is negative; static bounds are >= 0

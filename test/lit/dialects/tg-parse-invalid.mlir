@@ -54,7 +54,20 @@
 // tg.shrink: a pair has two bounds.
 %x = "test.op"() : () -> tensor<8xf32>
 %y = tg.shrink %x [[4]] : tensor<8xf32> -> tensor<4xf32>
-// CHECK: tg-parse-invalid.mlir:[[# @LINE - 1]]:20: error: a bound is a pair [lo, hi], found 1 values
+// CHECK: tg-parse-invalid.mlir:[[# @LINE - 1]]:20: error: a bound is a pair [lo, hi], found 1 value
+
+// -----
+
+// tg.shrink: static bounds are not negative (INT64_MIN, the generic form's dynamic marker, too).
+%x = "test.op"() : () -> tensor<8xf32>
+%y = tg.shrink %x [[-1, 3]] : tensor<8xf32> -> tensor<4xf32>
+// CHECK: tg-parse-invalid.mlir:[[# @LINE - 1]]:21: error: tg.shrink: bound -1 is negative; static bounds are >= 0
+
+// -----
+
+%x = "test.op"() : () -> tensor<8xf32>
+%y = tg.shrink %x [[-9223372036854775808, 4]] : tensor<8xf32> -> tensor<4xf32>
+// CHECK: tg-parse-invalid.mlir:[[# @LINE - 1]]:21: error: tg.shrink: bound -9223372036854775808 is negative; static bounds are >= 0
 
 // -----
 

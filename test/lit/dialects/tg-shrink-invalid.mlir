@@ -16,9 +16,9 @@
 
 // -----
 
-// lo is in [0, size].
+// lo is in [0, size] (a negative literal is a parse error: tg-parse-invalid.mlir).
 %x = "test.op"() : () -> tensor<8xf32>
-%y = tg.shrink %x [[-1, 3]] : tensor<8xf32> -> tensor<4xf32>
+%y = "tg.shrink"(%x) <{static_bounds = array<i64: -1, 3>}> : (tensor<8xf32>) -> tensor<4xf32>
 // CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: axis 0: lower bound -1 is outside [0, 8]
 
 // -----
@@ -68,7 +68,7 @@
 // As many index operands as dynamic bounds (generic form).
 %x, %n = "test.op"() : () -> (tensor<8xf32>, index)
 %y = "tg.shrink"(%x) <{static_bounds = array<i64: -9223372036854775808, 4>}> : (tensor<8xf32>) -> tensor<4xf32>
-// CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: 1 dynamic bounds but 0 index operands
+// CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: 1 dynamic bound but 0 index operands
 
 // -----
 
@@ -89,28 +89,28 @@
 // Sharded: the shard axis is kept whole or cut to exactly one shard; [1, 5) straddles two.
 %x = "test.op"() : () -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 %y = tg.shrink %x [[1, 5], [0, 4]] : tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>> -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
-// CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: shrink [1, 5] on the shard axis 0 must keep the whole axis [0, 8] or exactly one non-empty shard of [(0, 4), (4, 8)]
+// CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: shrink [1, 5] on the shard axis 0 must keep the whole axis [0, 8] or exactly one non-empty shard of [[0, 4], [4, 8]]
 
 // -----
 
 // Sharded: part of one shard is not a shard.
 %x = "test.op"() : () -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 %y = tg.shrink %x [[0, 2], [0, 4]] : tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>> -> tensor<2x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
-// CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: shrink [0, 2] on the shard axis 0 must keep the whole axis [0, 8] or exactly one non-empty shard of [(0, 4), (4, 8)]
+// CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: shrink [0, 2] on the shard axis 0 must keep the whole axis [0, 8] or exactly one non-empty shard of [[0, 4], [4, 8]]
 
 // -----
 
 // Sharded: the shards of 7 rows over 3 devices are [0, 3), [3, 6), [6, 7); [4, 7) is none of them.
 %x = "test.op"() : () -> tensor<7x2xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>
 %y = tg.shrink %x [[4, 7], [0, 2]] : tensor<7x2xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>> -> tensor<3x2xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2"]>>
-// CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: shrink [4, 7] on the shard axis 0 must keep the whole axis [0, 7] or exactly one non-empty shard of [(0, 3), (3, 6), (6, 7)]
+// CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: shrink [4, 7] on the shard axis 0 must keep the whole axis [0, 7] or exactly one non-empty shard of [[0, 3], [3, 6], [6, 7]]
 
 // -----
 
 // Sharded: the empty third shard of 4 rows over 3 devices ([4, 4)) cannot be selected.
 %x = "test.op"() : () -> tensor<4xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>
 %y = tg.shrink %x [[4, 4]] : tensor<4xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>> -> tensor<0xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2"]>>
-// CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: shrink [4, 4] on the shard axis 0 must keep the whole axis [0, 4] or exactly one non-empty shard of [(0, 2), (2, 4), (4, 4)]
+// CHECK: tg-shrink-invalid.mlir:[[# @LINE - 1]]:1: error: tg.shrink: shrink [4, 4] on the shard axis 0 must keep the whole axis [0, 4] or exactly one non-empty shard of [[0, 2], [2, 4], [4, 4]]
 
 // -----
 

@@ -4,7 +4,7 @@
 // RUN: %expect-exit 1 multi-opt %s 2>&1 | filecheck %s
 
 // CHECK-NOT:  Traceback
-// CHECK:      verify-error-exit.mlir:[[# @LINE + 8]]:3: error: tg.shrink: shrink [2, 6] on the shard axis 0 must keep the whole axis [0, 8] or exactly one non-empty shard of [(0, 4), (4, 8)]
+// CHECK:      verify-error-exit.mlir:[[# @LINE + 8]]:3: error: tg.shrink: shrink [2, 6] on the shard axis 0 must keep the whole axis [0, 8] or exactly one non-empty shard of [[0, 4], [4, 8]]
 // CHECK-NEXT: {{^}}  %y = tg.shrink
 // CHECK-NEXT: {{^}}  ^{{$}}
 // CHECK-NOT:  builtin.module
