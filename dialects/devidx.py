@@ -16,11 +16,16 @@ tinygrad's migration plan: `_device_num` is `device_num`, `Invalid` is `invalid`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
-from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, MemRefType, TensorType, i64
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
+    AttrConstraint,
+    VerificationContext,
+    IntConstraint,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
@@ -35,7 +40,9 @@ from xdsl.traits import NoMemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xdsl_multi.dialects.syntax import (
+    ELEMENT_TYPES_TEXT,
     expect_tensor,
+    is_supported_element_type,
     parse_i64,
     parse_operand_list,
     parse_type_list,
@@ -252,6 +259,34 @@ class FetchOp(IRDLOperation):
             raise VerifyException(f"{self.name}: result type {self.result.type} differs from {t}")
 
 
+@dataclass(frozen=True)
+class TensorOrMemRef(AttrConstraint):
+    """A tensor (device level) or a memref (a host schedule at the kernel level)."""
+
+    def verify(self, attr: Attribute, constraint_context: VerificationContext) -> None:
+        if not isinstance(attr, TensorType | MemRefType):
+            raise VerifyException(f"{attr} should be of base attribute tensor or memref")
+
+    def mapping_type_vars(
+        self, type_var_mapping: Mapping[TypeVar, AttrConstraint | IntConstraint]
+    ) -> AttrConstraint:
+        return self
+
+
+def _expect_message(op_name: str, what: str, t: Attribute) -> None:
+    """A message is a static tensor or, in a host schedule, a static memref."""
+    if not isinstance(t, MemRefType):
+        expect_tensor(op_name, what, t)
+        return
+    if any(d < 0 for d in t.get_shape()):
+        raise VerifyException(f"{op_name}: {what} must have a static shape, found {t}")
+    if not is_supported_element_type(t.element_type):
+        raise VerifyException(
+            f"{op_name}: {what} has element type {t.element_type}; "
+            f"expected one of {ELEMENT_TYPES_TEXT}"
+        )
+
+
 def _check_peer(op_name: str, what: str, peer: int, channel: int) -> None:
     if peer < 0:
         raise VerifyException(f"{op_name}: {what} device {peer} is negative")
@@ -265,12 +300,13 @@ class SendOp(IRDLOperation):
 
     ```mlir
     devidx.send %y to 1 channel 7 : tensor<4x4xf32>
+    devidx.send %b to 1 channel 7 : memref<4x4xf32>     // in a host schedule (form-kernels)
     ```
     tinygrad: the source half of a cross-device COPY.
     """
 
     name = "devidx.send"
-    value = operand_def(TensorType)
+    value = operand_def(TensorOrMemRef())
     dest = prop_def(IntegerAttr[I64])
     channel = prop_def(IntegerAttr[I64])
 
@@ -303,7 +339,7 @@ class SendOp(IRDLOperation):
         printer.print_attribute(self.value.type)
 
     def verify_(self) -> None:
-        expect_tensor(self.name, "value", self.value.type)
+        _expect_message(self.name, "value", self.value.type)
         _check_peer(self.name, "destination", self.dest.value.data, self.channel.value.data)
 
 
@@ -313,6 +349,7 @@ class RecvOp(IRDLOperation):
 
     ```mlir
     %rv = devidx.recv from 0 channel 7 : tensor<4x4xf32>
+    %rb = devidx.recv from 0 channel 7 : memref<4x4xf32>  // in a host schedule (form-kernels)
     ```
     tinygrad: the destination half of a cross-device COPY.
     """
@@ -320,7 +357,7 @@ class RecvOp(IRDLOperation):
     name = "devidx.recv"
     source = prop_def(IntegerAttr[I64])
     channel = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
+    result = result_def(TensorOrMemRef())
 
     def __init__(self, source: int, channel: int, result_type: Attribute):
         super().__init__(
@@ -350,7 +387,7 @@ class RecvOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
-        expect_tensor(self.name, "result", self.result.type)
+        _expect_message(self.name, "result", self.result.type)
         _check_peer(self.name, "source", self.source.value.data, self.channel.value.data)
 
 
