@@ -60,11 +60,15 @@ class WhereOfSplatCondition(RewritePattern):
 
 
 class SelectOfSameValues(RewritePattern):
-    """`select(c, x, x)` -> x, for `arith.select` and `tg.where`."""
+    """`select(c, x, x)` -> x, for `arith.select` and `tg.where`, unless the condition may hold
+    Invalid lanes (an Invalid condition lane makes the result lane Invalid)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if isinstance(op, arith.SelectOp | tg.WhereOp) and op.operands[1] is op.operands[2]:
-            _forward(op, op.operands[1], rewriter)
+        if not isinstance(op, arith.SelectOp | tg.WhereOp) or op.operands[1] is not op.operands[2]:
+            return
+        if isinstance(op, tg.WhereOp) and may_hold_invalid(op.cond):
+            return
+        _forward(op, op.operands[1], rewriter)
 
 
 def _is_zero(value: SSAValue) -> bool:

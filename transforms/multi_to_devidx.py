@@ -294,9 +294,9 @@ class _Lowering:
         src, dst = placement_of(src_t), placement_of(dst_t)
         assert src is not None and dst is not None
         kind = copy_kind(src_t, dst_t)
-        if kind is CopyKind.KEEP_SLICE:
+        if kind is CopyKind.KEEP_SLICE:  # a copy stores: Invalid lanes become 0
             assert isinstance(dst, ShardAttr)
-            return self.clean(b, x, dst_t, dst)
+            return self.clean(b, b.value(tg.ContiguousOp(x)), dst_t, dst)
         if kind is CopyKind.PERMUTE:
             return self.permute_buffers(b, x, src.device_names, dst.device_names)
         if (
