@@ -258,6 +258,7 @@ class KernelCache:
         empty.triple, empty.data_layout = self.triple, self.data_layout
         self._engine = llvm.create_mcjit_compiler(empty, self.target_machine)
         self._objects_from_disk: dict[str, bytes] = {}
+        self._to_store: set[str] = set()
         self._engine.set_object_cache(notify_func=self._notify, getbuffer_func=self._getbuffer)
         self._salt = "\n".join(
             ["xdsl-multi jit 1", llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)),
@@ -336,6 +337,7 @@ class KernelCache:
         cached = self._read_disk(key)
         if cached is None:
             self._optimize(module)
+            self._to_store.add(key)
         else:
             self._objects_from_disk[key] = cached
         self._engine.add_module(module)
@@ -362,7 +364,9 @@ class KernelCache:
         return self._objects_from_disk.pop(module.name, None)
 
     def _notify(self, module: Any, data: bytes) -> None:
-        self._store(self._disk_path(module.name), data)
+        if module.name in self._to_store:
+            self._to_store.discard(module.name)
+            self._store(self._disk_path(module.name), data)
 
     @staticmethod
     def _store(path: Path | None, data: bytes) -> None:

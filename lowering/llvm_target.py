@@ -6,6 +6,9 @@ inside the device modules, so `translate_kernels` collects every `llvm.func`/`ll
 at any depth (host `func.func`s and schedules are skipped; a declaration such as `@tanhf` that
 several device modules carry is declared once) and translates each op with xDSL's `convert_op`,
 except for the ops listed in `_OWN_CONVERSIONS`, which it translates itself:
+- float arithmetic and `llvm.fneg`: xDSL writes fast-math flags in the iteration order of a
+  frozenset, which changes with the hash seed; the JIT keys its cache by this text, so the
+  flags are written in LLVM's own order (`_FLAG_ORDER`);
 - `llvm.call_intrinsic` with fast-math flags (xDSL refuses the flags), declaring the intrinsic
   with the exact, type-mangled name the op carries.
 
@@ -161,6 +164,36 @@ def _convert_body(op: llvm.FuncOp, out: ir.Module) -> None:
                 convert_op(inner, builder, values, blocks)
 
 
+_FLAG_ORDER = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
+"""The order in which LLVM prints fast-math flags."""
+
+
+def _flags(attr: llvm.FastMathAttr) -> list[str]:
+    names = {f.value for f in attr.data}
+    return [f for f in _FLAG_ORDER if f in names]
+
+
+_FLOAT_BINARY: dict[type[Operation], str] = {
+    llvm.FAddOp: "fadd",
+    llvm.FSubOp: "fsub",
+    llvm.FMulOp: "fmul",
+    llvm.FDivOp: "fdiv",
+    llvm.FRemOp: "frem",
+}
+
+
+def _convert_float_binary(op: Operation, builder: ir.IRBuilder, values: ValueMap) -> None:
+    assert isinstance(op, llvm.AbstractFloatArithOp)
+    build = getattr(builder, _FLOAT_BINARY[type(op)])
+    lhs, rhs = (values[v] for v in op.operands)
+    values[op.results[0]] = build(lhs, rhs, flags=_flags(op.fastmathFlags))
+
+
+def _convert_fneg(op: Operation, builder: ir.IRBuilder, values: ValueMap) -> None:
+    assert isinstance(op, llvm.FNegOp)
+    values[op.res] = builder.fneg(values[op.arg], flags=_flags(op.fastmathFlags))
+
+
 def _convert_call_intrinsic(op: Operation, builder: ir.IRBuilder, values: ValueMap) -> None:
     assert isinstance(op, llvm.CallIntrinsicOp)
     if op.op_bundle_operands:
@@ -173,13 +206,14 @@ def _convert_call_intrinsic(op: Operation, builder: ir.IRBuilder, values: ValueM
         callee = module.globals[name]
     else:
         callee = ir.Function(module, ir.FunctionType(result_type, [a.type for a in args]), name)
-    flags = [f.value for f in op.fastmathFlags.data]
-    call = builder.call(callee, args, fastmath=flags)
+    call = builder.call(callee, args, fastmath=_flags(op.fastmathFlags))
     if op.ress is not None:
         values[op.ress] = call
 
 
 _OWN_CONVERSIONS: dict[type[Operation], Callable[[Operation, ir.IRBuilder, ValueMap], None]] = {
+    **dict.fromkeys(_FLOAT_BINARY, _convert_float_binary),
+    llvm.FNegOp: _convert_fneg,
     llvm.CallIntrinsicOp: _convert_call_intrinsic,
 }
 

@@ -1,0 +1,146 @@
+"""The JIT (lowering/jit.py): argument checks, LLVM IR text input, the on-disk object cache
+(including concurrent writers), the cache directory setting."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from kernel_jit import aligned, aligned_copy, lower
+
+from xdsl_multi.lowering.jit import (
+    CACHE_DIR_ENV,
+    KernelArgumentError,
+    KernelCache,
+    default_cache_dir,
+    split_kernels,
+)
+from xdsl_multi.lowering.llvm_target import translate_kernels
+
+AXPY = """
+func.func @axpy(%x: memref<32xf32>, %y: memref<32xf32>, %n: index) attributes {multi.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %two = arith.constant 2.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<32xf32>
+    %w = memref.load %y[%i] : memref<32xf32>
+    %a = arith.mulf %v, %two : f32
+    %r = arith.addf %a, %w : f32
+    memref.store %r, %y[%i] : memref<32xf32>
+  }
+  func.return
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def axpy():
+    cache = KernelCache(disk=False)
+    return cache.compile_kernels(lower(AXPY))["axpy"]
+
+
+def _x() -> np.ndarray:
+    return aligned_copy(np.arange(32, dtype=np.float32))
+
+
+def test_call_with_scalar_argument(axpy) -> None:
+    x, y = _x(), aligned(32, np.float32)
+    axpy(x, y, 10)
+    np.testing.assert_array_equal(y[:10], 2 * x[:10])
+    np.testing.assert_array_equal(y[10:], 0)
+    assert axpy.address > 0
+
+
+@pytest.mark.parametrize(
+    ("make_args", "message"),
+    [
+        (lambda: (_x(),), "expected 3 arguments, got 1"),
+        (lambda: (_x().astype(np.float64), aligned(32, np.float32), 4), "expected dtype float32"),
+        (lambda: (aligned(16, np.float32), aligned(32, np.float32), 4), "expected shape"),
+        (lambda: (aligned(64, np.float32)[::2], aligned(32, np.float32), 4), "C-contiguous"),
+        (lambda: (aligned(33, np.float32)[1:], aligned(32, np.float32), 4), "64-byte aligned"),
+        (lambda: ([0.0] * 32, aligned(32, np.float32), 4), "expected a numpy array"),
+        (lambda: (_x(), aligned(32, np.float32), 4.5), "expected an integer"),
+        (lambda: (_x(), aligned(32, np.float32), _x()), "expected a scalar"),
+    ],
+)
+def test_bad_arguments_are_refused(axpy, make_args, message: str) -> None:
+    with pytest.raises(KernelArgumentError, match=message):
+        axpy(*make_args())
+
+
+def test_llvm_ir_text_input() -> None:
+    text = str(translate_kernels(lower(AXPY)))
+    common, kernels = split_kernels(text)
+    assert [k.name for k in kernels] == ["axpy"] and "define" not in common
+    kernel = KernelCache(disk=False).compile_kernels(text)["axpy"]
+    x, y = _x(), aligned(32, np.float32)
+    kernel(x, y, 32)  # without the kernel-level signature only layout and kinds are checked
+    np.testing.assert_array_equal(y, 2 * x)
+
+
+def test_disk_cache_serves_a_new_process_cache(tmp_path: Path) -> None:
+    module = lower(AXPY)
+    first = KernelCache(tmp_path)
+    first.compile_kernels(module)
+    assert first.stats.compiled == 1
+    assert len(list(tmp_path.glob("*.o"))) == 1
+    second = KernelCache(tmp_path)
+    kernel = second.compile_kernels(module)["axpy"]
+    assert second.stats.disk_hits == 1 and second.stats.compiled == 0
+    x, y = _x(), aligned(32, np.float32)
+    kernel(x, y, 32)
+    np.testing.assert_array_equal(y, 2 * x)
+
+
+def test_concurrent_writers_leave_one_whole_file(tmp_path: Path) -> None:
+    target = tmp_path / "k.o"
+    payloads = [bytes([i]) * 100_000 for i in range(8)]
+    threads = [threading.Thread(target=KernelCache._store, args=(target, p)) for p in payloads]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert target.read_bytes() in payloads
+    assert [p.name for p in tmp_path.iterdir()] == ["k.o"]
+
+
+def test_cache_dir_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "here"))
+    assert default_cache_dir() == tmp_path / "here"
+    monkeypatch.delenv(CACHE_DIR_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert default_cache_dir() == tmp_path / "xdsl-multi"
+
+
+def test_llvm_text_is_the_same_in_every_process() -> None:
+    """The cache key is the kernel's LLVM IR text: it must not depend on the hash seed."""
+    script = (
+        "import sys; sys.path[:0] = ['test/support']\n"
+        "from kernel_jit import lower\n"
+        "from xdsl_multi.lowering.llvm_target import translate_kernels\n"
+        "from test_codegen_kernels import ROW_NORM\n"
+        "print(translate_kernels(lower(ROW_NORM)))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    texts = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        env["PYTHONPATH"] = f"{root / 'test' / 'lowering'}:{env.get('PYTHONPATH', '')}"
+        run = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert run.returncode == 0, run.stderr
+        texts.add(run.stdout)
+    assert len(texts) == 1
