@@ -19,11 +19,13 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.traits import SymbolTable
+
 from xdsl_multi.dialects.multi import OnAttr, ShardAttr, placement_of, shard_bounds
 from xdsl_multi.runtime.values import (
+    Buffer,
     InterpreterError,
     Lanes,
     OnValue,
@@ -236,6 +238,12 @@ class Machine:
         return self._check(op, t, value)
 
     def _check(self, op: Operation, t: Attribute, value: Value) -> Value:
+        if isinstance(t, MemRefType):
+            if not isinstance(value, Buffer):
+                raise internal(op, f"result of type {t} is {type(value).__name__}")
+            if value.data.shape != tuple(t.get_shape()) or value.data.dtype != dtype_of(t):
+                raise op_error(op, f"result of type {t} has shape {value.data.shape}")
+            return value
         if isinstance(t, TensorType):
             if not isinstance(value, Lanes):
                 raise internal(op, f"result of type {t} is {type(value).__name__}")

@@ -9,8 +9,9 @@ to the scheduler (interpreter.py) and resume with its answer. What they deliver 
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Operation
+
 from xdsl_multi.dialects import devidx
 from xdsl_multi.runtime.machine import (
     ControlHandler,
@@ -22,7 +23,8 @@ from xdsl_multi.runtime.machine import (
     Run,
     SendRequest,
 )
-from xdsl_multi.runtime.values import Lanes, Value, dtype_of, op_error, store
+from xdsl_multi.runtime.ops_memref import buffer_of
+from xdsl_multi.runtime.values import Buffer, Lanes, Value, dtype_of, op_error, store
 
 
 def _lanes(op: Operation, v: Value) -> Lanes:
@@ -77,15 +79,25 @@ def fetch(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
     return [value]
 
 
+def _message(op: Operation, v: Value) -> Lanes:
+    """What a send delivers: the stored tensor, or a copy of the buffer's contents."""
+    if isinstance(v, Buffer):
+        return Lanes(buffer_of(op, v).data.copy())
+    return store(_lanes(op, v))
+
+
 def send(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
     assert isinstance(op, devidx.SendOp)
-    yield SendRequest(op, op.dest.value.data, op.channel.value.data, store(_lanes(op, args[0])))
+    yield SendRequest(op, op.dest.value.data, op.channel.value.data, _message(op, args[0]))
     return []
 
 
 def recv(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
+    """A tensor, or at the kernel level a fresh buffer holding the message."""
     assert isinstance(op, devidx.RecvOp)
     value = yield RecvRequest(op, op.source.value.data, op.channel.value.data)
+    if isinstance(op.result.type, MemRefType):
+        return [Buffer(np.array(value.data), "recv")]
     return [value]
 
 

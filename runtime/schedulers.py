@@ -17,7 +17,8 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import MemRefType, TensorType
+
 from xdsl_multi.runtime.machine import (
     FetchRequest,
     InterpStats,
@@ -102,7 +103,7 @@ def run_lockstep(runs: Sequence[Run], stats: InterpStats | None) -> list[list[Va
 
 def _check_message(req: RecvRequest, d: int, value: Lanes) -> None:
     t = req.op.results[0].type
-    assert isinstance(t, TensorType)
+    assert isinstance(t, TensorType | MemRefType)
     if value.data.shape != tuple(t.get_shape()) or value.data.dtype != dtype_of(t):
         raise op_error(
             req.op,

@@ -4,12 +4,14 @@
   valid. Invalid lanes (tinygrad's Invalid) exist only between ops; a materialization (`store`)
   writes them as 0 and the result is fully valid.
 - A scalar (`index`, `i1`, scalar ints and floats) is a numpy scalar.
+- A memref (the kernel level) is a `Buffer`: a mutable array, written in place by
+  `memref.store` and kernels.
 - At the multi level a `#multi.on` value is an `OnValue`: one `Lanes` buffer per device of its
   encoding, in the encoding's order. A `#multi.shard` value is the `Lanes` of the full LOGICAL
   tensor (its type's shape): ops on sharded values compute on logical arrays.
 
-Values are immutable: no handler writes into an array it did not create, so arrays may be shared
-(and `np.broadcast_to` views, which are read-only, are fine).
+Values other than Buffers are immutable: no handler writes into an array it did not create,
+so arrays may be shared (and `np.broadcast_to` views, which are read-only, are fine).
 
 Element types map to numpy dtypes by `dtype_of`; bf16 is stored as float32 whose values are
 rounded to bf16 (`round_bf16`) after every op that produces bf16.
@@ -28,6 +30,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IndexType,
     IntegerType,
+    MemRefType,
     TensorType,
 )
 from xdsl.ir import Attribute, Operation
@@ -91,8 +94,18 @@ class OnValue:
     buffers: tuple[Lanes, ...]
 
 
+@dataclass(eq=False)
+class Buffer:
+    """A memref at the kernel level (form-kernels): a mutable array. `kind` says where it came
+    from (argument, alloc, alloca, recv); a freed buffer may not be used again."""
+
+    data: np.ndarray
+    kind: str
+    freed: bool = False
+
+
 Scalar = np.generic
-Value = Lanes | OnValue | Scalar
+Value = Lanes | OnValue | Scalar | Buffer
 
 
 def store(x: Lanes) -> Lanes:
@@ -133,8 +146,8 @@ _UINT_DTYPES = {
 
 
 def element_type_of(t: Attribute) -> Attribute:
-    """The element type of a tensor type, or the type itself for a scalar type."""
-    return t.element_type if isinstance(t, TensorType) else t
+    """The element type of a tensor or memref type, or the type itself for a scalar type."""
+    return t.element_type if isinstance(t, TensorType | MemRefType) else t
 
 
 def dtype_of(t: Attribute) -> np.dtype:

@@ -1,0 +1,171 @@
+"""The reference interpreter at the kernel level (form-kernels' output, docs/kernel-level.md).
+
+```python
+from xdsl_multi.runtime.kernel_level import run_kernel_module
+outputs = run_kernel_module(module, inputs)      # logical arrays in and out, like run_module
+```
+
+Every device module's host schedule (`func.func @main` over memrefs) runs on a `Machine` with
+the project's own numerics (ops_arith.py, numerics.py): kernels are called with `func.call`
+and run op by op (`scf.for`, `memref.load/store`, scalar `arith`/`math`), buffers are numpy
+arrays written in place (ops_memref.py), and sends deliver a copy of the buffer to the matching
+receive (schedulers.py). So the kernel level is checked against the same oracle as every other
+level, independently of the compiled runtime (executor.py).
+
+Logical inputs and outputs go through `multi.signature` exactly as at the device level
+(placement.py); a module without device modules whose @main takes memrefs runs as one device.
+
+`ReferenceKernels` offers the same kernels to the compiled runtime's executor (the
+`KernelLibrary` interface of kernels.py): each call runs the kernel with these numerics on the
+given arrays, in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.traits import SymbolTable
+
+from xdsl_multi.runtime.interpreter import (
+    argument_names,
+    device_modules,
+    logical_signature,
+    make_tables,
+)
+from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, no_requests
+from xdsl_multi.runtime.ops_memref import MEMREF_HANDLERS
+from xdsl_multi.runtime.placement import (
+    DEVICES_ATTR,
+    check_devices_known,
+    from_local_parts,
+    local_part,
+    prepare_inputs,
+    program_devices,
+)
+from xdsl_multi.runtime.schedulers import run_message_passing
+from xdsl_multi.runtime.values import Buffer, InterpreterError, Value, dtype_of
+
+
+def kernel_tables() -> OpTables:
+    tables = make_tables()
+    tables.lifted.update(MEMREF_HANDLERS)
+    return tables
+
+
+def is_kernel_level_main(f: func.FuncOp) -> bool:
+    """A host schedule: @main takes or returns memrefs."""
+    ft = f.function_type
+    return any(isinstance(t, MemRefType) for t in (*ft.inputs.data, *ft.outputs.data))
+
+
+def _main(module: ModuleOp, entry: str) -> func.FuncOp:
+    f = SymbolTable.lookup_symbol(module, entry)
+    if not isinstance(f, func.FuncOp) or not f.body.blocks:
+        raise InterpreterError(f"the module has no func.func @{entry} with a body")
+    return f
+
+
+def _arguments(f: func.FuncOp, parts: list[np.ndarray]) -> list[Value]:
+    args: list[Value] = []
+    for i, (t, x) in enumerate(zip(f.function_type.inputs.data, parts, strict=True)):
+        if not isinstance(t, MemRefType):
+            args.append(np.asarray(x, dtype_of(t))[()])
+            continue
+        if x.shape != tuple(t.get_shape()) or x.dtype != dtype_of(t):
+            raise InterpreterError(
+                f"argument {i}: the local part has shape {x.shape}, dtype {x.dtype}, but "
+                f"@{f.sym_name.data} takes {t}"
+            )
+        args.append(Buffer(np.array(x), "argument"))
+    return args
+
+
+def _output(d: int, v: Value) -> np.ndarray:
+    if isinstance(v, Buffer):
+        if v.freed:
+            raise InterpreterError(f"device {d} returns a buffer it freed")
+        return np.array(v.data)
+    return np.array(v)
+
+
+def run_kernel_module(
+    module: ModuleOp,
+    inputs: Sequence[object],
+    *,
+    num_devices: int | None = None,
+    entry: str = "main",
+    stats: InterpStats | None = None,
+) -> list[np.ndarray]:
+    """Run a kernel-level module on logical inputs; return its logical outputs."""
+    mods = device_modules(module) or {0: module}
+    n = len(mods)
+    if sorted(mods) != list(range(n)):
+        raise InterpreterError(f"device modules must be numbered 0..{n - 1}, found {sorted(mods)}")
+    devices = program_devices(module)
+    if DEVICES_ATTR in module.attributes and len(devices) != n:
+        raise InterpreterError(
+            f"{DEVICES_ATTR} lists {len(devices)} devices but the module has {n} device modules"
+        )
+    if num_devices is not None and num_devices != n:
+        raise InterpreterError(f"the program runs on {n} devices, but {num_devices} were asked for")
+    sig = logical_signature(module, entry)
+    check_devices_known(sig, devices)
+    arrays = prepare_inputs(sig, inputs, argument_names(module, entry))
+    tables = kernel_tables()
+    runs = []
+    for d in range(n):
+        f = _main(mods[d], entry)
+        if len(f.function_type.inputs.data) != len(sig.inputs.data):
+            raise InterpreterError(
+                f"device {d}: @{entry} takes {len(f.function_type.inputs.data)} arguments but "
+                f"the logical signature has {len(sig.inputs.data)}"
+            )
+        parts = [local_part(t, x, d, devices) for t, x in zip(sig.inputs.data, arrays, strict=True)]
+        machine = Machine(tables, mods[d], "device", d, devices, stats)
+        runs.append(machine.call(f, _arguments(f, parts)))
+    with np.errstate(all="ignore"):
+        results = run_message_passing(runs, stats)
+    outs = []
+    for j, t in enumerate(sig.outputs.data):
+        parts = []
+        for d, r in enumerate(results):
+            if len(r) != len(sig.outputs.data):
+                raise InterpreterError(
+                    f"device {d} returns {len(r)} values; the logical signature has "
+                    f"{len(sig.outputs.data)}"
+                )
+            parts.append(_output(d, r[j]))
+        outs.append(from_local_parts(t, parts, devices))
+    return outs
+
+
+class ReferenceKernels:
+    """The kernels of a kernel-level module run with the interpreter's numerics, for the
+    executor (`kernels.KernelLibrary`): arrays are written in place."""
+
+    def __init__(self, module: ModuleOp) -> None:
+        self._mods = device_modules(module) or {0: module}
+        self._tables = kernel_tables()
+
+    def kernel(self, device: int, name: str):  # -> kernels.Kernel
+        mod = self._mods[device]
+        f = SymbolTable.lookup_symbol(mod, name)
+        if not isinstance(f, func.FuncOp) or not f.body.blocks:
+            raise KeyError(name)
+        tables = self._tables
+
+        def run(args: Sequence[object]) -> None:
+            values: list[Value] = []
+            for t, a in zip(f.function_type.inputs.data, args, strict=True):
+                if isinstance(t, MemRefType):
+                    values.append(Buffer(a, "argument"))  # type: ignore[arg-type]
+                else:
+                    values.append(np.asarray(a, dtype_of(t))[()])
+            machine = Machine(tables, mod, "device", device, [], None)
+            with np.errstate(all="ignore"):
+                no_requests(machine.call(f, values), "a kernel (it may not communicate)")
+
+        return run

@@ -1,0 +1,314 @@
+"""Which values of a device's @main are materialized, and how each kernel loops (`form-kernels`).
+
+Materialized (each has a buffer):
+- function arguments and `devidx.recv` results (they arrive as buffers);
+- `devidx.send` operands, `func.return` operands, `tg.contiguous` results and non-splat
+  constants (each computed by its own kernel), except a `tg.contiguous` that would only
+  repeat what it reads (a broadcast: writing it out costs more than reading its operands again);
+- reductions that cannot be fused where they are used (below).
+
+Everything else is fused: a kernel computes its materialized value element by element from the
+buffers it reads (scalar_graph.py). A `tg.reduce` inside a kernel becomes a loop placed where the
+kernel's loops have bound every output variable it depends on, so it runs once per element of its
+own result: layernorm's two reductions sit in the row loop before the loop over the row.
+
+Loop order: output axes a reduction depends on go outermost (reductions with fewer such axes
+first). A reduction is materialized instead of fused when
+- it would run more often than it has elements (its element depends on an output loop outside
+  the ones it needs, or on the loop of an enclosing reduction: a matmul feeding another matmul),
+- or several kernels would each compute it (unless it reduces at most `RECOMPUTE_LIMIT`
+  elements per result).
+Materializing one reduction changes what the others see, so the analysis repeats until nothing
+changes.
+
+A reduction placed in the innermost output loop whose loads run with unit stride (or not at all)
+along that loop, but not along its own innermost reduced axis (a matmul: `A[i, k] * B[k, j]`),
+is accumulated "reduction outside": the kernel loops i, k, j over register tiles of
+`tile_rows x tile_cols` accumulators (kernel_codegen.py), so the loads of B are contiguous.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import prod
+
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, SSAValue
+
+from xdsl_multi.dialects import devidx, tg
+from xdsl_multi.transforms import index_maps as im
+from xdsl_multi.transforms.index_maps import Index, Var
+from xdsl_multi.transforms.scalar_graph import (
+    Graph,
+    SNode,
+    TensorEvaluator,
+    Valid,
+    is_splat_constant,
+    shape_of,
+    walk,
+)
+
+RECOMPUTE_LIMIT = 4
+"""A reduction of at most this many elements per result may be recomputed by several kernels."""
+
+
+@dataclass(frozen=True)
+class TilePolicy:
+    """Register tile of reductions accumulated outside the innermost output loop."""
+
+    rows: int = 4
+    cols: int = 16
+
+
+@dataclass
+class KernelPlan:
+    """How one materialized value is computed.
+
+    `index` is the element index in terms of the output loop variables (constant 0 on unit
+    axes), `order` the output loops from outermost, `value`/`valid` the element. `tiled` lists
+    the reductions accumulated in register tiles (empty: every loop nest is plain). `alias`
+    is set when the value is exactly another buffer (no kernel).
+    """
+
+    root: SSAValue
+    graph: Graph
+    evaluator: TensorEvaluator
+    index: Index
+    order: list[Var]
+    value: SNode
+    valid: Valid
+    leaves: list[SSAValue]
+    tiled: list[tg.ReduceOp] = field(default_factory=list)
+    tile_rows: int = 1
+    tile_cols: int = 1
+    alias: SSAValue | None = None
+    constant: arith.ConstantOp | None = None
+
+
+@dataclass
+class Fusion:
+    """The analysis of one @main: its materialized values and one plan per computed one, in
+    program order."""
+
+    materialized: set[SSAValue]
+    plans: list[KernelPlan]
+
+    def plan_of(self, value: SSAValue) -> KernelPlan | None:
+        for p in self.plans:
+            if p.root is value:
+                return p
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Materialization points
+# --------------------------------------------------------------------------------------------
+
+
+def initial_points(body: Block) -> set[SSAValue]:
+    points: set[SSAValue] = set(body.args)
+    for op in body.ops:
+        if isinstance(op, devidx.RecvOp | tg.ContiguousOp):
+            points.add(op.results[0])
+        elif isinstance(op, devidx.SendOp | func.ReturnOp):
+            points.update(op.operands)
+        elif (
+            isinstance(op, arith.ConstantOp)
+            and isinstance(op.result.type, TensorType)
+            and not is_splat_constant(op)
+        ):
+            points.add(op.result)
+    return points
+
+
+def computed_roots(body: Block, materialized: set[SSAValue]) -> list[SSAValue]:
+    """The materialized values a kernel computes, in program order (used ones only)."""
+    roots = []
+    for op in body.ops:
+        if isinstance(op, devidx.RecvOp):
+            continue
+        for r in op.results:
+            if r in materialized and r.uses:
+                roots.append(r)
+    return roots
+
+
+def analyze(body: Block, policy: TilePolicy) -> Fusion:
+    materialized = initial_points(body)
+    required = _required_points(body)
+    while True:
+        plans = [plan_kernel(r, materialized, policy) for r in computed_roots(body, materialized)]
+        broadcasts = {p.root for p in plans if p.root not in required and is_broadcast(p)}
+        if broadcasts:
+            materialized -= broadcasts
+            continue
+        extra: set[SSAValue] = set()
+        for p in plans:
+            extra |= overcomputed_reductions(p)
+        if not extra:
+            extra = shared_reductions(plans)
+        if not extra:
+            return Fusion(materialized, plans)
+        materialized |= extra
+
+
+def _required_points(body: Block) -> set[SSAValue]:
+    """Values that must have a buffer: arguments, messages, results."""
+    out: set[SSAValue] = set(body.args)
+    for op in body.ops:
+        if isinstance(op, devidx.SendOp | func.ReturnOp):
+            out.update(op.operands)
+        elif isinstance(op, devidx.RecvOp):
+            out.add(op.result)
+    return out
+
+
+def is_broadcast(plan: KernelPlan) -> bool:
+    """A `tg.contiguous` whose buffer would only repeat what it reads (an expanded operand,
+    no reduction): fused into its users instead, with a store's semantics (Invalid reads as
+    0), so that a matmul's expanded operand is never written out."""
+    if not isinstance(plan.root.owner, tg.ContiguousOp) or plan.alias is not None:
+        return False
+    if reductions(plan):
+        return False
+    return prod(shape_of(plan.root)) > sum(prod(shape_of(v)) for v in plan.leaves)
+
+
+# --------------------------------------------------------------------------------------------
+# One kernel
+# --------------------------------------------------------------------------------------------
+
+
+def plan_kernel(root: SSAValue, materialized: set[SSAValue], policy: TilePolicy) -> KernelPlan:
+    graph = Graph()
+    ev = TensorEvaluator(graph, lambda v: v in materialized)
+    shape = shape_of(root)
+    out_vars = [graph.new_var(0, n - 1, "i") if n > 1 else None for n in shape]
+    index = tuple(im.var(v) if v is not None else im.const(0) for v in out_vars)
+    op = root.owner
+    if isinstance(op, arith.ConstantOp):
+        return KernelPlan(
+            root,
+            graph,
+            ev,
+            index,
+            [v for v in out_vars if v],
+            graph.index(0),
+            True,
+            [],
+            constant=op,
+        )
+    value, valid = ev.define(root, index)
+    plan = KernelPlan(root, graph, ev, index, [], value, valid, list(ev.leaves))
+    if valid is True and value.kind == "load":
+        leaf, leaf_index = value.payload
+        if leaf.type == root.type and [x.key for x in leaf_index] == [x.key for x in index]:
+            plan.alias = leaf
+            return plan
+    plan.order = loop_order([v for v in out_vars if v is not None], reductions(plan))
+    choose_tiling(plan, policy)
+    return plan
+
+
+def reductions(plan: KernelPlan) -> list[SNode]:
+    return [n for n in walk(_roots(plan)) if n.kind == "reduce"]
+
+
+def _roots(plan: KernelPlan) -> list[SNode]:
+    return [plan.value] + ([plan.valid] if isinstance(plan.valid, SNode) else [])
+
+
+def loop_order(out_vars: list[Var], reduces: list[SNode]) -> list[Var]:
+    """Output variables that reductions depend on first (fewest first), then the others; each
+    group in the tensor's axis order."""
+    order: list[Var] = []
+    deps = sorted(({v for v in r.fv if v in out_vars} for r in reduces), key=lambda d: len(d))
+    for d in deps:
+        order.extend(v for v in out_vars if v in d and v not in order)
+    order.extend(v for v in out_vars if v not in order)
+    return order
+
+
+def enclosing_loops(plan: KernelPlan, node: SNode, owners: dict[Var, SNode]) -> list[Var]:
+    """The loops around the point where `node` is computed, outermost first."""
+    pos = {v: k for k, v in enumerate(plan.order)}
+    level = max((pos[v] for v in node.fv if v in pos), default=-1)
+    best = plan.order[: level + 1]
+    for v in node.fv:
+        owner = owners.get(v)
+        if owner is None:
+            continue
+        rvars = owner.reduce.vars
+        chain = enclosing_loops(plan, owner, owners) + list(rvars[: rvars.index(v) + 1])
+        if len(chain) > len(best):
+            best = chain
+    return best
+
+
+def overcomputed_reductions(plan: KernelPlan) -> set[SSAValue]:
+    """Reductions that this kernel would compute more often than they have elements."""
+    reduces = reductions(plan)
+    owners = {v: r for r in reduces for v in r.reduce.vars}
+    out: set[SSAValue] = set()
+    for r in reduces:
+        runs = prod(v.extent for v in enclosing_loops(plan, r, owners))
+        result = r.reduce.origin.results[0]
+        if runs > prod(shape_of(result)):
+            out.add(result)
+    return out
+
+
+def shared_reductions(plans: list[KernelPlan]) -> set[SSAValue]:
+    """Reductions that more than one kernel would compute."""
+    users: dict[SSAValue, set[int]] = {}
+    for k, p in enumerate(plans):
+        for r in reductions(p):
+            origin = r.reduce.origin
+            if prod(v.extent for v in r.reduce.vars) > RECOMPUTE_LIMIT:
+                users.setdefault(origin.results[0], set()).add(k)
+    return {v for v, ks in users.items() if len(ks) > 1}
+
+
+# --------------------------------------------------------------------------------------------
+# Reduction outside the innermost loop (matmul-shaped reductions)
+# --------------------------------------------------------------------------------------------
+
+
+def _linear_coefficient(load: SNode, v: Var) -> int | None:
+    leaf, index = load.payload
+    shape = shape_of(leaf)
+    total = 0
+    for x, s in zip(index, im.strides(shape), strict=True):
+        c = im.coefficient(x, v)
+        if c is None:
+            return None
+        total += c * s
+    return total
+
+
+def choose_tiling(plan: KernelPlan, policy: TilePolicy) -> None:
+    """Accumulate the innermost-level reductions in register tiles when their loads are
+    contiguous along the innermost output loop rather than along the reduced axis."""
+    if not plan.order:
+        return
+    j = plan.order[-1]
+    candidates = [r for r in reductions(plan) if j in r.fv and r.fv <= set(plan.order)]
+    if not candidates:
+        return
+    score_inner = score_outer = 0
+    for r in candidates:
+        k = r.reduce.vars[-1]
+        rvars = set(r.reduce.vars)
+        for n in walk(r.operands):
+            if n.kind != "load" or not (n.fv & rvars):
+                continue
+            ck, cj = _linear_coefficient(n, k), _linear_coefficient(n, j)
+            score_inner += ck in (0, 1)
+            score_outer += cj in (0, 1)
+    if score_outer <= score_inner:
+        return
+    plan.tiled = [r.reduce.origin for r in candidates]
+    plan.tile_cols = policy.cols
+    if len(plan.order) >= 2 and all(plan.order[-2] in r.fv for r in candidates):
+        plan.tile_rows = policy.rows

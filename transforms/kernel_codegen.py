@@ -1,0 +1,406 @@
+"""The scalar code generator of `form-kernels`: a `KernelPlan` (kernel_analysis.py) becomes a
+`func.func @kernelN` over memrefs with `scf.for` loops, `memref.load/store` and scalar
+`arith`/`math` (the kernel-level contract, docs/kernel-level.md).
+
+Every scalar node is emitted once, in the outermost open loop that binds all its variables
+(`Frame`s form the loop tree being built). So loop-invariant work is hoisted by construction:
+a reduction the row loop depends on is computed in the row loop before the loop over the row
+(multireduce), and `A[i, k]` of a matmul is loaded outside the loop over j.
+
+Plain plan:
+```mlir
+scf.for %i ... {                                       // output loops, plan.order
+  %s = scf.for %r ... iter_args(%acc = %zero) {...}    // reductions where they are needed
+  scf.for %j ... { ...; memref.store %v, %out[%i, %j] }
+}
+```
+Tiled plan (reductions outside the innermost loop, kernel_analysis.choose_tiling): the last two
+output loops step by the tile, the reduction loop runs inside with rows x cols accumulators as
+iter_args, and each tile element's epilogue is stored after it; remainder rows and columns get
+tiles of one row or one column.
+
+Stores write `select(valid, v, 0)` (SPEC §4 rule 3); reductions accumulate
+`select(valid, v, identity)` (rule 2). The accumulating float op carries
+`fastmath<reassoc, contract>` so LLVM may vectorize the reduction; a `mulf` that feeds an add
+reduction gets `contract` (an FMA).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.dialects.utils.fast_math import FastMathFlag
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xdsl_multi.transforms import index_maps as im
+from xdsl_multi.transforms.index_maps import Ix, Var
+from xdsl_multi.transforms.kernel_analysis import KernelPlan
+from xdsl_multi.transforms.scalar_graph import SNode, Valid, is_bool, is_float, walk, zero_of
+
+KERNEL_ATTR = "multi.kernel"
+"""Unit attribute on every kernel function (the kernel-level contract)."""
+
+REDUCE_FLAGS = arith.FastMathFlagsAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
+CONTRACT_FLAGS = arith.FastMathFlagsAttr([FastMathFlag.ALLOW_CONTRACT])
+
+
+def memref_type(t: Attribute) -> MemRefType:
+    assert isinstance(t, TensorType)
+    return MemRefType(t.element_type, t.get_shape())
+
+
+def constant_attr(value: object, t: Attribute) -> Attribute:
+    if is_float(t):
+        return FloatAttr(float(value), t)  # type: ignore[arg-type]
+    if is_bool(t):
+        return IntegerAttr(1 if value else 0, t)  # type: ignore[arg-type]
+    return IntegerAttr(int(value), t)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------------
+# Frames: the loop tree under construction
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Frame:
+    """A block being filled (the kernel body or a loop body). New ops go before the most
+    recently opened child loop that is still open, else at the end."""
+
+    block: Block
+    depth: int
+    children: list[Operation] = field(default_factory=list)
+    open: bool = True
+
+    def insert(self, op: Operation) -> None:
+        if self.children:
+            Rewriter.insert_op(op, InsertPoint.before(self.children[-1]))
+        else:
+            self.block.add_op(op)
+
+
+class KernelEmitter:
+    """Emits one kernel's body from its plan."""
+
+    def __init__(
+        self, plan: KernelPlan, body: Block, args: dict[SSAValue, SSAValue], out: SSAValue
+    ):
+        self.plan = plan
+        self.g = plan.graph
+        self.args = args
+        self.out = out
+        self.top = Frame(body, 0)
+        self.var_at: dict[Var, tuple[Frame, SSAValue]] = {}
+        self.memo: dict[int, tuple[SSAValue, Frame]] = {}
+        self._feeds_add: set[int] = set()
+
+    # -- loops ----------------------------------------------------------------------------
+
+    def open_loop(
+        self,
+        parent: Frame,
+        v: Var | None,
+        lb: int,
+        ub: int,
+        step: int,
+        iter_args: Sequence[SSAValue],
+    ) -> tuple[scf.ForOp, Frame]:
+        types = [a.type for a in iter_args]
+        block = Block(arg_types=[IndexType(), *types])
+        loop = scf.ForOp(
+            self.index(lb), self.index(ub), self.index(step), list(iter_args), Region(block)
+        )
+        parent.insert(loop)
+        parent.children.append(loop)
+        frame = Frame(block, parent.depth + 1)
+        if v is not None:
+            self.var_at[v] = (frame, block.args[0])
+        return loop, frame
+
+    def close_loop(self, parent: Frame, frame: Frame, yields: Sequence[SSAValue]) -> None:
+        frame.block.add_op(scf.YieldOp(*yields))
+        frame.open = False
+        popped = parent.children.pop()
+        assert popped.regions[0].block is frame.block
+        for v, (f, _) in list(self.var_at.items()):
+            if f is frame:
+                del self.var_at[v]
+
+    def index(self, value: int) -> SSAValue:
+        return self.value(self.g.index(value))
+
+    # -- nodes ----------------------------------------------------------------------------
+
+    def frame_of(self, node: SNode) -> Frame:
+        frame = self.top
+        for v in node.fv:
+            f, _ = self.var_at[v]
+            if f.depth > frame.depth:
+                frame = f
+        return frame
+
+    def value(self, node: SNode) -> SSAValue:
+        hit = self.memo.get(node.id)
+        if hit is not None and hit[1].open:
+            return hit[0]
+        frame = self.frame_of(node)
+        if node.kind == "var":
+            result = self.var_at[node.payload][1]
+        elif node.kind == "reduce":
+            result = self.emit_reduce(node, frame)
+        else:
+            operands = [self.value(o) for o in node.operands]
+            op = self.build(node, operands)
+            frame.insert(op)
+            result = op.results[0]
+        self.memo[node.id] = (result, frame)
+        return result
+
+    def build(self, node: SNode, operands: list[SSAValue]) -> Operation:
+        if node.kind == "const":
+            return arith.ConstantOp(constant_attr(node.payload, node.type), node.type)
+        if node.kind == "load":
+            leaf, _ = node.payload
+            return memref.LoadOp.get(self.args[leaf], operands)
+        cls, props = node.payload
+        properties = dict(props)
+        if cls is arith.MulfOp and node.id in self._feeds_add:
+            properties["fastmath"] = CONTRACT_FLAGS
+        return cls.create(operands=operands, result_types=[node.type], properties=properties)
+
+    def valid_value(self, valid: Valid) -> SSAValue | bool:
+        return valid if isinstance(valid, bool) else self.value(valid)
+
+    # -- reductions -----------------------------------------------------------------------
+
+    def emit_reduce(self, node: SNode, frame: Frame) -> SSAValue:
+        (result,) = self.emit_reductions([node], frame)
+        return result
+
+    def emit_reductions(self, nodes: list[SNode], frame: Frame) -> list[SSAValue]:
+        """One loop nest over the shared reduced variables of `nodes`, one accumulator each."""
+        info = nodes[0].reduce
+        assert all(n.reduce.vars == info.vars for n in nodes)
+        for n in nodes:
+            if n.reduce.kind == "add" and n.operands[0].kind == "op":
+                self._feeds_add.add(n.operands[0].id)
+        inits = [self.value(self.g.const(n.reduce.identity, n.type)) for n in nodes]
+        loops: list[tuple[scf.ForOp, Frame, Frame]] = []
+        parent, accs = frame, inits
+        for v in info.vars:
+            loop, inner = self.open_loop(parent, v, v.lo, v.hi + 1, 1, accs)
+            loops.append((loop, parent, inner))
+            parent, accs = inner, list(inner.block.args[1:])
+        new_accs = []
+        for n, acc in zip(nodes, accs, strict=True):
+            x = self.value(n.operands[0])
+            if len(n.operands) > 1:
+                identity = self.value(self.g.const(n.reduce.identity, n.type))
+                sel = arith.SelectOp(self.value(n.operands[1]), x, identity)
+                parent.insert(sel)
+                x = sel.result
+            props = {"fastmath": REDUCE_FLAGS} if is_float(n.type) else {}
+            combine = n.reduce.combine.create(
+                operands=[acc, x], result_types=[n.type], properties=props
+            )
+            parent.insert(combine)
+            new_accs.append(combine.results[0])
+        yields: list[SSAValue] = new_accs
+        for loop, outer, inner in reversed(loops):
+            self.close_loop(outer, inner, yields)
+            yields = list(loop.results)
+        return yields
+
+    # -- stores ---------------------------------------------------------------------------
+
+    def store(self, value: SNode, valid: Valid, index: Sequence[Ix]) -> None:
+        t = value.type
+        zero = self.g.const(zero_of(t), t)
+        if valid is False:
+            v = self.value(zero)
+        else:
+            v = self.value(value)
+            if valid is not True:
+                sel = arith.SelectOp(self.value(valid), v, self.value(zero))
+                self.frame_of_all([valid, value]).insert(sel)
+                v = sel.result
+        index_nodes = [self.g.ix(x) for x in index]
+        idx = [self.value(n) for n in index_nodes]
+        frame = self.frame_of_all(index_nodes)
+        frame.insert(memref.StoreOp.get(v, self.out, idx))
+
+    def frame_of_all(self, nodes: Sequence[SNode]) -> Frame:
+        return max((self.frame_of(n) for n in nodes), key=lambda f: f.depth, default=self.top)
+
+    # -- plans ----------------------------------------------------------------------------
+
+    def emit(self) -> None:
+        plan = self.plan
+        if plan.constant is not None:
+            self.emit_constant(plan.constant)
+        elif plan.tiled:
+            self.emit_tiled()
+        else:
+            self.emit_plain()
+        self.top.block.add_op(func.ReturnOp())
+
+    def emit_plain(self) -> None:
+        plan = self.plan
+        stack = [self.top]
+        for v in plan.order:
+            _, frame = self.open_loop(stack[-1], v, v.lo, v.hi + 1, 1, [])
+            stack.append(frame)
+        self.store(plan.value, plan.valid, plan.index)
+        self._close_all(stack)
+
+    def _close_all(self, stack: list[Frame]) -> None:
+        while len(stack) > 1:
+            frame = stack.pop()
+            self.close_loop(stack[-1], frame, [])
+
+    def emit_constant(self, op: arith.ConstantOp) -> None:
+        t = op.result.type
+        assert isinstance(t, TensorType)
+        shape = t.get_shape()
+        values = list(op.value.iter_values())  # type: ignore[union-attr]
+        et = t.element_type
+        for flat, x in enumerate(values):
+            idx = []
+            for s in im.strides(shape):
+                idx.append(flat // s)
+                flat %= s
+            v = self.value(self.g.const(x, et))
+            ix = [self.index(k) for k in idx]
+            self.top.insert(memref.StoreOp.get(v, self.out, ix))
+
+    def emit_tiled(self) -> None:
+        plan = self.plan
+        rows = plan.tile_rows
+        j = plan.order[-1]
+        i = plan.order[-2] if rows > 1 else None
+        outer = plan.order[: -2 if i is not None else -1]
+        stack = [self.top]
+        for v in outer:
+            _, frame = self.open_loop(stack[-1], v, v.lo, v.hi + 1, 1, [])
+            stack.append(frame)
+        shared = {}
+        for origin in plan.tiled:
+            src = origin.operands[0].type
+            assert isinstance(src, TensorType)
+            for a in origin.axes_list:  # type: ignore[attr-defined]
+                n = src.get_shape()[a]
+                if n > 1:
+                    shared[(origin, a)] = self.g.new_var(0, n - 1, "r")
+        row_segments = _segments(i, rows) if i is not None else [(None, 1)]
+        for ri, tr in row_segments:
+            for cj, tc in _segments(j, plan.tile_cols):
+                self.emit_tile(stack[-1], i, ri, tr, j, cj, tc, shared)
+        self._close_all(stack)
+
+    def emit_tile(
+        self,
+        parent: Frame,
+        i: Var | None,
+        i_range: tuple[int, int] | None,
+        rows: int,
+        j: Var,
+        j_range: tuple[int, int] | None,
+        cols: int,
+        shared: dict,
+    ) -> None:
+        """Loops over tiles of rows x cols elements with the given ranges of tile origins."""
+        plan, g = self.plan, self.g
+        frames = [parent]
+        mapping: dict[Var, Ix] = {}
+        ti = tj = None
+        if i is not None and i_range is not None:
+            ti = g.new_var(i_range[0], i_range[1], "t")
+            _, f = self.open_loop(frames[-1], ti, i_range[0], i_range[1] + 1, rows, [])
+            frames.append(f)
+        assert j_range is not None
+        tj = g.new_var(j_range[0], j_range[1], "t")
+        _, f = self.open_loop(frames[-1], tj, j_range[0], j_range[1] + 1, cols, [])
+        frames.append(f)
+        tile_frame = frames[-1]
+        ev = plan.evaluator
+        saved = dict(ev.shared_vars)
+        ev.shared_vars.update(shared)
+        elements: list[tuple[tuple[Ix, ...], SNode, Valid]] = []
+        for r in range(rows if ti is not None else 1):
+            for c in range(cols):
+                if ti is not None and i is not None:
+                    mapping[i] = im.add_const(im.var(ti), r)
+                mapping[j] = im.add_const(im.var(tj), c)
+                index = tuple(im.substitute(x, mapping) for x in plan.index)
+                value, valid = ev.define(plan.root, index)
+                elements.append((index, value, valid))
+        ev.shared_vars = saved
+        # Reductions over the shared variables: one loop nest per reduction op, in dependence
+        # order, all tile elements' accumulators together.
+        tiled_ops = set(plan.tiled)
+        groups: dict[int, list[SNode]] = {}
+        order: list[int] = []
+        roots: list[SNode] = []
+        for _, value, valid in elements:
+            roots.append(value)
+            if isinstance(valid, SNode):
+                roots.append(valid)
+        for n in walk(roots):
+            if (
+                n.kind == "reduce"
+                and n.reduce.origin in tiled_ops
+                and n.fv <= {ti, tj} | set(plan.order)
+            ):
+                key = id(n.reduce.origin)
+                if key not in groups:
+                    groups[key] = []
+                    order.append(key)
+                groups[key].append(n)
+        for key in order:
+            nodes = groups[key]
+            results = self.emit_reductions(nodes, tile_frame)
+            for n, res in zip(nodes, results, strict=True):
+                self.memo[n.id] = (res, tile_frame)
+        for index, value, valid in elements:
+            self.store(value, valid, index)
+        self._close_all(frames)
+
+
+def _segments(v: Var, tile: int) -> list[tuple[tuple[int, int] | None, int]]:
+    """Ranges of tile origins: full tiles, then single rows/columns for the rest."""
+    n = v.extent
+    full = (n // tile) * tile
+    out: list[tuple[tuple[int, int] | None, int]] = []
+    if full:
+        out.append(((v.lo, v.lo + full - tile), tile))
+    if full < n:
+        out.append(((v.lo + full, v.hi), 1))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Kernel functions
+# --------------------------------------------------------------------------------------------
+
+
+def build_kernel(plan: KernelPlan, name: str) -> func.FuncOp:
+    """`func.func @name(inputs..., output)` with unit attribute `multi.kernel`."""
+    inputs = [memref_type(v.type) for v in plan.leaves]
+    out_t = memref_type(plan.root.type)
+    body = Block(arg_types=[*inputs, out_t])
+    args = dict(zip(plan.leaves, body.args[:-1], strict=True))
+    KernelEmitter(plan, body, args, body.args[-1]).emit()
+    kernel = func.FuncOp(name, ([*inputs, out_t], []), Region(body))
+    kernel.attributes[KERNEL_ATTR] = UnitAttr()
+    return kernel

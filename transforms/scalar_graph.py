@@ -1,0 +1,604 @@
+"""The scalar expression graph of `form-kernels`: what one element of a fused value is, as a DAG of
+scalar nodes over loop variables, with its validity (SPEC §4 Invalid).
+
+`TensorEvaluator.eval(value, index)` follows a device-level tensor value back through its
+producers down to materialized values (`Load`s of their buffers) and returns two nodes: the
+element's value and its validity. Movement ops only transform the index (index_maps.py);
+elementwise ops become the same `arith`/`math` op on scalars; `tg.reduce` becomes a `reduce`
+node that binds fresh loop variables for its reduced axes.
+
+Validity is a Python bool (decided when the kernel is built) or an `i1` node computed from
+bounds checks: True unless an invalid pad or `devidx.invalid` is involved. An elementwise op is
+valid where all operands are (rule 1) and nothing is computed when one is never valid; `where`
+and `select` take the chosen side's validity; a reduction reads an Invalid lane as its
+identity (rule 2) and is always valid; a pad with a value is valid in its padding (rule 4).
+
+Nodes are interned: building the same node twice gives the same object, so a kernel computes
+each distinct scalar once (at the outermost loop where its variables are bound, see
+kernel_codegen.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    f32,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.exceptions import PassFailedException
+
+from xdsl_multi.dialects import devidx, tg
+from xdsl_multi.transforms import index_maps as im
+from xdsl_multi.transforms.index_maps import InBounds, Index, Ix, Var
+from xdsl_multi.transforms.value_facts import int_constant
+
+# --------------------------------------------------------------------------------------------
+# Nodes
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReduceInfo:
+    """What a `reduce` node accumulates: `combine`(acc, element) from `identity` over `vars`."""
+
+    kind: str
+    vars: tuple[Var, ...]
+    combine: type[Operation]
+    identity: Any
+    origin: Operation
+
+
+class SNode:
+    """One scalar of a kernel. `kind` is const, var, load, op or reduce:
+
+    - const: `payload` is the Python value;
+    - var: `payload` is the loop `Var`;
+    - load: `payload` is (materialized tensor, `Ix` index), `operands` the index nodes;
+    - op: `payload` is (op class, properties), `operands` the op's operands;
+    - reduce: `payload` is a `ReduceInfo`, `operands` are (element, validity) or (element,).
+    `fv` are the loop variables the value depends on (a reduce binds its own).
+    """
+
+    __slots__ = ("fv", "id", "kind", "operands", "payload", "type")
+
+    def __init__(
+        self,
+        id: int,
+        kind: str,
+        type: Attribute,
+        payload: Any,
+        operands: tuple[SNode, ...],
+        fv: frozenset[Var],
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        self.type = type
+        self.payload = payload
+        self.operands = operands
+        self.fv = fv
+
+    def __repr__(self) -> str:
+        return f"SNode#{self.id}({self.kind})"
+
+    @property
+    def reduce(self) -> ReduceInfo:
+        assert self.kind == "reduce"
+        return self.payload
+
+
+Valid = bool | SNode
+"""True/False when decided at build time, else an i1 node."""
+
+
+def _const_key(value: Any) -> Any:
+    if isinstance(value, float):
+        return ("f", value.hex())
+    return (type(value).__name__, value)
+
+
+class Graph:
+    """Interns scalar nodes and hands out loop variables for one kernel."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[tuple, SNode] = {}
+        self._next_var = 0
+
+    def _intern(
+        self, kind: str, t: Attribute, payload: Any, key: Any, operands: Sequence[SNode]
+    ) -> SNode:
+        operands = tuple(operands)
+        full_key = (kind, t, key, tuple(o.id for o in operands))
+        node = self._nodes.get(full_key)
+        if node is None:
+            if kind == "var":
+                fv = frozenset([payload])
+            elif kind == "reduce":
+                fv = frozenset().union(*(o.fv for o in operands)) - set(payload.vars)
+            else:
+                fv = frozenset().union(*(o.fv for o in operands))
+            node = SNode(len(self._nodes), kind, t, payload, operands, fv)
+            self._nodes[full_key] = node
+        return node
+
+    # -- leaves ---------------------------------------------------------------------------
+
+    def new_var(self, lo: int, hi: int, name: str) -> Var:
+        v = Var(self._next_var, lo, hi, name)
+        self._next_var += 1
+        return v
+
+    def const(self, value: Any, t: Attribute) -> SNode:
+        if isinstance(t, IntegerType) and t.width.data == 1:
+            value = bool(value)
+        elif isinstance(t, AnyFloat):
+            value = float(value)
+        else:
+            value = int(value)
+        return self._intern("const", t, value, _const_key(value), ())
+
+    def index(self, value: int) -> SNode:
+        return self.const(value, IndexType())
+
+    def var(self, v: Var) -> SNode:
+        return self._intern("var", IndexType(), v, v.key, ())
+
+    def load(self, leaf: SSAValue, index: Index) -> SNode:
+        """Element `index` of a materialized tensor; `payload` is (tensor, index)."""
+        t = leaf.type
+        assert isinstance(t, TensorType)
+        key = (id(leaf), tuple(x.key for x in index))
+        return self._intern("load", t.element_type, (leaf, index), key, [self.ix(x) for x in index])
+
+    def reduce(self, info: ReduceInfo, t: Attribute, element: SNode, valid: Valid) -> SNode:
+        assert valid is not False
+        operands = (element,) if valid is True else (element, valid)
+        key = (info.kind, tuple(v.key for v in info.vars), id(info.origin))
+        return self._intern("reduce", t, info, key, operands)
+
+    # -- ops ------------------------------------------------------------------------------
+
+    def op(
+        self,
+        cls: type[Operation],
+        operands: Sequence[SNode],
+        t: Attribute,
+        properties: dict[str, Attribute] | None = None,
+    ) -> SNode:
+        props = tuple(sorted((properties or {}).items()))
+        return self._intern("op", t, (cls, props), (cls, props), operands)
+
+    def cmpi(self, pred: str, a: SNode, b: SNode) -> SNode:
+        p = arith.CMPI_COMPARISON_OPERATIONS.index(pred)
+        return self.op(arith.CmpiOp, [a, b], i1, {"predicate": IntegerAttr(p, i64)})
+
+    def cmpf(self, pred: str, a: SNode, b: SNode) -> SNode:
+        p = arith.CMPF_COMPARISON_OPERATIONS.index(pred)
+        return self.op(arith.CmpfOp, [a, b], i1, {"predicate": IntegerAttr(p, i64)})
+
+    def select(self, c: SNode, a: SNode, b: SNode) -> SNode:
+        if a is b:
+            return a
+        if c.kind == "const":
+            return a if c.payload else b
+        return self.op(arith.SelectOp, [c, a, b], a.type)
+
+    # -- validity -------------------------------------------------------------------------
+
+    def as_i1(self, v: Valid) -> SNode:
+        return self.const(v, i1) if isinstance(v, bool) else v
+
+    def all_of(self, *vs: Valid) -> Valid:
+        out: Valid = True
+        for v in vs:
+            if v is False:
+                return False
+            if v is True:
+                continue
+            out = v if out is True else self.op(arith.AndIOp, [out, v], i1)
+        return out
+
+    def choose(self, c: SNode, a: Valid, b: Valid) -> Valid:
+        """select(c, a, b) on validities."""
+        if a is b or (isinstance(a, bool) and a == b):
+            return a
+        if c.kind == "const":
+            return a if c.payload else b
+        return self.select(c, self.as_i1(a), self.as_i1(b))
+
+    def check(self, c: InBounds) -> Valid:
+        decided = c.decided
+        if decided is not None:
+            return decided
+        x = self.ix(c.x)
+        parts: list[Valid] = []
+        if c.needs_lower:
+            parts.append(self.cmpi("sge", x, self.index(c.lo)))
+        if c.needs_upper:
+            parts.append(self.cmpi("slt", x, self.index(c.hi)))
+        return self.all_of(*parts)
+
+    # -- index expressions ----------------------------------------------------------------
+
+    def ix(self, x: Ix) -> SNode:
+        """The nodes computing an index expression (>= 0 where it matters, see index_maps)."""
+        out: SNode | None = None
+        for atom, coef in x.terms:
+            term = self._atom(atom)
+            if coef != 1:
+                term = self.op(arith.MuliOp, [term, self.index(coef)], IndexType())
+            out = term if out is None else self.op(arith.AddiOp, [out, term], IndexType())
+        if out is None:
+            return self.index(x.const)
+        if x.const:
+            out = self.op(arith.AddiOp, [out, self.index(x.const)], IndexType())
+        return out
+
+    def _atom(self, atom: im.Atom) -> SNode:
+        if isinstance(atom, Var):
+            return self.var(atom)
+        if isinstance(atom, im.Clamp):
+            x = self.ix(atom.x)
+            lo, hi = atom.x.range
+            if lo < atom.lo:
+                x = self.op(arith.MaxSIOp, [x, self.index(atom.lo)], IndexType())
+            if hi > atom.hi:
+                x = self.op(arith.MinSIOp, [x, self.index(atom.hi)], IndexType())
+            return x
+        # Div and Mod: unsigned division of a value made non-negative by a bias of k's.
+        lo, _ = atom.x.range
+        bias = 0 if lo >= 0 else -(lo // atom.k)
+        x = self.ix(im.add_const(atom.x, bias * atom.k))
+        k = self.index(atom.k)
+        if isinstance(atom, im.Div):
+            q = self.op(arith.DivUIOp, [x, k], IndexType())
+            return self.op(arith.SubiOp, [q, self.index(bias)], IndexType()) if bias else q
+        return self.op(arith.RemUIOp, [x, k], IndexType())
+
+
+def walk(roots: Iterable[SNode]) -> list[SNode]:
+    """Every node reachable from `roots`, operands before users."""
+    seen: set[int] = set()
+    order: list[SNode] = []
+    stack: list[tuple[SNode, bool]] = [(r, False) for r in roots]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node.id in seen:
+            continue
+        seen.add(node.id)
+        stack.append((node, True))
+        stack.extend((o, False) for o in reversed(node.operands) if o.id not in seen)
+    return order
+
+
+# --------------------------------------------------------------------------------------------
+# Element types
+# --------------------------------------------------------------------------------------------
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def is_bool(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+def width(t: Attribute) -> int:
+    if isinstance(t, IntegerType):
+        return t.width.data
+    if isinstance(t, IndexType):
+        return 64
+    return t.bitwidth  # type: ignore[attr-defined]
+
+
+def zero_of(t: Attribute) -> Any:
+    return 0.0 if is_float(t) else (False if is_bool(t) else 0)
+
+
+def accumulator_type(t: Attribute) -> Attribute:
+    """f16 and bf16 reductions accumulate in f32 (as the interpreter's numerics)."""
+    return f32 if isinstance(t, Float16Type | BFloat16Type) else t
+
+
+def reduce_combine(kind: str, t: Attribute) -> tuple[type[Operation], Any]:
+    """The combining op and the identity of `tg.reduce kind` on element type `t` (SPEC §4)."""
+    if is_float(t):
+        return (
+            {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaximumfOp}[kind],
+            {"add": 0.0, "mul": 1.0, "max": float("-inf")}[kind],
+        )
+    if is_bool(t):
+        return {"add": arith.XOrIOp, "mul": arith.AndIOp, "max": arith.OrIOp}[kind], kind == "mul"
+    w = width(t)
+    return (
+        {"add": arith.AddiOp, "mul": arith.MuliOp, "max": arith.MaxSIOp}[kind],
+        {"add": 0, "mul": 1, "max": -(2 ** (w - 1))}[kind],
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# From tensors to scalars
+# --------------------------------------------------------------------------------------------
+
+
+_CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
+_CMP_SIGNED = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
+_CMP_BOOL = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq", "ne": "ne"}
+
+Element = tuple[SNode, Valid]
+
+
+def static_bounds(op: tg.PadOp | tg.ShrinkOp) -> list[tuple[int, int]]:
+    """The op's bounds as integers: SSA bounds must be constants by the device level."""
+    out = []
+    for lo, hi in op.bounds:
+        pair = []
+        for b in (lo, hi):
+            v = b if isinstance(b, int) else int_constant(b)
+            if v is None:
+                raise PassFailedException(
+                    f"form-kernels: {op.name} has a bound that is not a constant at the device "
+                    "level"
+                )
+            pair.append(v)
+        out.append((pair[0], pair[1]))
+    return out
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    t = value.type
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def element_type(value: SSAValue) -> Attribute:
+    t = value.type
+    return t.element_type if isinstance(t, TensorType) else t
+
+
+class TensorEvaluator:
+    """Builds the scalar element of device-level tensor values at symbolic indices.
+
+    `is_leaf(value)` says which tensors are materialized: those are read with `load` nodes
+    (their buffers hold no Invalid lanes). `leaves` lists the ones read, in first-use order.
+    """
+
+    def __init__(self, graph: Graph, is_leaf: Callable[[SSAValue], bool]) -> None:
+        self.g = graph
+        self.is_leaf = is_leaf
+        self.leaves: list[SSAValue] = []
+        self.shared_vars: dict[tuple[Operation, int], Var] = {}
+        """Reduced axes (reduce op, axis) that take these variables instead of fresh ones, so
+        that several elements of one reduction can share its loop (register tiles)."""
+        self._memo: dict[tuple, Element] = {}
+        self._scalars: dict[SSAValue, SNode] = {}
+
+    def eval(self, value: SSAValue, idx: Index) -> Element:
+        """Element `idx` of `value` and its validity."""
+        key = (value, tuple(x.key for x in idx), self._shared_key())
+        hit = self._memo.get(key)
+        if hit is None:
+            if self.is_leaf(value):
+                if value not in self.leaves:
+                    self.leaves.append(value)
+                hit = self.g.load(value, idx), True
+            else:
+                hit = self.define(value, idx)
+            self._memo[key] = hit
+        return hit
+
+    def _shared_key(self) -> tuple:
+        return tuple(sorted((id(op), a, v.id) for (op, a), v in self.shared_vars.items()))
+
+    def define(self, value: SSAValue, idx: Index) -> Element:
+        """Element `idx` of `value` computed from its defining op (even if `value` is itself
+        materialized: this is how its kernel computes it)."""
+        g = self.g
+        op = value.owner
+        assert isinstance(op, Operation), f"unmaterialized block argument {value}"
+        et = element_type(value)
+        if isinstance(op, arith.ConstantOp):
+            value = splat_value(op.value)
+            assert value is not None, "non-splat constants are materialized"
+            return g.const(value, et), True
+        if isinstance(op, devidx.InvalidOp):
+            return g.const(zero_of(et), et), False
+        if isinstance(op, tg.ContiguousOp):  # stored: Invalid reads back as 0 (rule 3)
+            x, xv = self.eval(op.source, idx)
+            if xv is True:
+                return x, True
+            zero = g.const(zero_of(et), et)
+            return (zero if xv is False else g.select(xv, x, zero)), True
+        if isinstance(op, tg.ReshapeOp):
+            return self.eval(op.source, im.reshape_map(idx, shape_of(op.source), shape_of(value)))
+        if isinstance(op, tg.PermuteOp):
+            return self.eval(op.source, im.permute_map(idx, op.order_list))
+        if isinstance(op, tg.ExpandOp):
+            return self.eval(op.source, im.expand_map(idx, shape_of(op.source), shape_of(value)))
+        if isinstance(op, tg.ShrinkOp):
+            lows = [lo for lo, _ in static_bounds(op)]
+            return self.eval(op.source, im.shrink_map(idx, lows))
+        if isinstance(op, tg.FlipOp):
+            return self.eval(op.source, im.flip_map(idx, shape_of(value), op.axes_list))
+        if isinstance(op, tg.PadOp):
+            return self._pad(op, idx)
+        if isinstance(op, tg.ReduceOp):
+            return self._reduce(op, idx)
+        if isinstance(op, tg.WhereOp):
+            c, cv = self.eval(op.operands[0], idx)
+            t, tv = self.eval(op.operands[1], idx)
+            f, fv = self.eval(op.operands[2], idx)
+            return g.select(c, t, f), g.all_of(cv, g.choose(c, tv, fv))
+        if isinstance(op, arith.SelectOp):
+            c = self.scalar(op.cond)
+            t, tv = self.eval(op.lhs, idx)
+            f, fv = self.eval(op.rhs, idx)
+            return g.select(c, t, f), g.choose(c, tv, fv)
+        if isinstance(op, tg.CmpOp):
+            return self._elementwise(op, idx, lambda a: self._cmp(op, a))
+        if isinstance(op, tg.CastOp):
+            return self._elementwise(op, idx, lambda a: self._cast(a[0], et))
+        if op.dialect_name() in ("arith", "math") and all(
+            isinstance(o.type, TensorType) for o in op.operands
+        ):
+            props = dict(op.properties)
+            return self._elementwise(op, idx, lambda a: g.op(type(op), a, et, props))
+        raise PassFailedException(f"form-kernels: cannot fuse {op.name} at the device level")
+
+    def _elementwise(
+        self, op: Operation, idx: Index, build: Callable[[list[SNode]], SNode]
+    ) -> Element:
+        parts = [self.eval(o, idx) for o in op.operands]
+        valid = self.g.all_of(*(v for _, v in parts))
+        if valid is False:  # nothing is computed for a lane that is never valid
+            et = element_type(op.results[0])
+            return self.g.const(zero_of(et), et), False
+        return build([x for x, _ in parts]), valid
+
+    def _pad(self, op: tg.PadOp, idx: Index) -> Element:
+        g = self.g
+        lows = [lo for lo, _ in static_bounds(op)]
+        src_idx, checks = im.pad_map(idx, shape_of(op.source), lows)
+        inside = g.all_of(*(g.check(c) for c in checks))
+        if inside is False:
+            if op.is_invalid:
+                et = element_type(op.result)
+                return g.const(zero_of(et), et), False
+            return self._fill(op), True
+        x, xv = self.eval(op.source, src_idx)
+        if inside is True:
+            return x, xv
+        if op.is_invalid:
+            return x, g.all_of(inside, xv)
+        return g.select(inside, x, self._fill(op)), g.choose(inside, xv, True)
+
+    def _fill(self, op: tg.PadOp) -> SNode:
+        fill = op.value
+        assert isinstance(fill, FloatAttr | IntegerAttr)
+        return self.g.const(fill.value.data, element_type(op.result))
+
+    def _reduce(self, op: tg.ReduceOp, idx: Index) -> Element:
+        g = self.g
+        src_shape = shape_of(op.source)
+        et = element_type(op.result)
+        acc_t = accumulator_type(et)
+        combine, identity = reduce_combine(op.kind.data, acc_t)
+        if any(src_shape[a] == 0 for a in op.axes_list):
+            result = g.const(identity, acc_t)
+            return (g.op(arith.TruncFOp, [result], et) if acc_t != et else result), True
+        vars_: list[Var] = []
+        inner = list(idx)
+        for a in op.axes_list:
+            if src_shape[a] == 1:
+                inner[a] = im.const(0)
+            else:
+                v = self.shared_vars.get((op, a)) or g.new_var(0, src_shape[a] - 1, "r")
+                vars_.append(v)
+                inner[a] = im.var(v)
+        x, xv = self.eval(op.source, tuple(inner))
+        if acc_t != et:
+            x = g.op(arith.ExtFOp, [x], acc_t)
+        if xv is False:
+            result = g.const(identity, acc_t)
+        elif not vars_:  # unit axes only: the element itself, or the identity where Invalid
+            result = x if xv is True else g.select(xv, x, g.const(identity, acc_t))
+        else:
+            info = ReduceInfo(op.kind.data, tuple(vars_), combine, identity, op)
+            result = g.reduce(info, acc_t, x, xv)
+        if acc_t != et:
+            result = g.op(arith.TruncFOp, [result], et)
+        return result, True
+
+    def _cmp(self, op: tg.CmpOp, a: list[SNode]) -> SNode:
+        t = element_type(op.operands[0])
+        pred = op.predicate.data
+        if is_float(t):
+            return self.g.cmpf(_CMP_FLOAT[pred], a[0], a[1])
+        table = _CMP_BOOL if is_bool(t) else _CMP_SIGNED
+        return self.g.cmpi(table[pred], a[0], a[1])
+
+    def _cast(self, x: SNode, dst: Attribute) -> SNode:
+        """C conversion (SPEC §3 tg.cast)."""
+        g = self.g
+        src = x.type
+        if src == dst:
+            return x
+        if is_bool(dst):
+            zero = g.const(zero_of(src), src)
+            return g.cmpf("une", x, zero) if is_float(src) else g.cmpi("ne", x, zero)
+        if is_float(dst):
+            if is_float(src):
+                if width(src) == width(dst):  # f16 <-> bf16 through f32
+                    return g.op(arith.TruncFOp, [g.op(arith.ExtFOp, [x], f32)], dst)
+                cls = arith.ExtFOp if width(src) < width(dst) else arith.TruncFOp
+                return g.op(cls, [x], dst)
+            return g.op(arith.UIToFPOp if is_bool(src) else arith.SIToFPOp, [x], dst)
+        if is_float(src):
+            return g.op(arith.FPToSIOp, [x], dst)
+        if is_bool(src):
+            return g.op(arith.ExtUIOp, [x], dst)
+        if width(src) == width(dst):
+            return x
+        return g.op(arith.ExtSIOp if width(src) < width(dst) else arith.TruncIOp, [x], dst)
+
+    # -- scalars of @main -----------------------------------------------------------------
+
+    def scalar(self, value: SSAValue) -> SNode:
+        """A scalar of @main (a select's condition), recomputed in the kernel."""
+        hit = self._scalars.get(value)
+        if hit is not None:
+            return hit
+        op = value.owner
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr):
+            node = self.g.const(op.value.value.data, value.type)
+        elif (
+            isinstance(op, Operation)
+            and op.dialect_name() in ("arith", "math")
+            and not any(isinstance(o.type, TensorType) for o in op.operands)
+            and len(op.results) == 1
+        ):
+            node = self.g.op(
+                type(op), [self.scalar(o) for o in op.operands], value.type, dict(op.properties)
+            )
+        else:
+            raise PassFailedException(
+                f"form-kernels: the scalar {value} is not computed from constants"
+            )
+        self._scalars[value] = node
+        return node
+
+
+def splat_value(attr: Attribute) -> Any:
+    """The one element value of a splat dense attribute (compared by its bytes), else None."""
+    if not isinstance(attr, DenseIntOrFPElementsAttr):
+        return None
+    n = len(attr)
+    raw = attr.data.data
+    if n == 0:
+        return None
+    size = len(raw) // n
+    if raw != raw[:size] * n:
+        return None
+    return next(iter(attr.iter_values()))
+
+
+def is_splat_constant(op: Operation) -> bool:
+    return isinstance(op, arith.ConstantOp) and splat_value(op.value) is not None
