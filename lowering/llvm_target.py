@@ -82,7 +82,8 @@ def translate_kernels(
         out.data_layout = data_layout
     for g in globals_.values():
         _convert_global(g, out)
-    for f in functions.values():
+    # declarations (libm) first, then the kernels in the order of the module
+    for f in sorted(functions.values(), key=lambda f: not _is_declaration(f)):
         _declare_function(f, out)
     for f in functions.values():
         if f.body.blocks:
