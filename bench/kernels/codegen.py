@@ -23,11 +23,11 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context
 from xdsl_multi.lowering.convert_to_llvm import ConvertToLLVM
 from xdsl_multi.lowering.jit import ALIGNMENT, KernelCache
-from xdsl.parser import Parser
 
 SUM = """
 func.func @sum(%x: memref<{n}xf32>, %out: memref<1xf32>) attributes {{multi.kernel}} {{
