@@ -372,3 +372,26 @@ class Program:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def run_kernel_level(
+    module: ModuleOp,
+    inputs: Sequence[object],
+    *,
+    num_devices: int | None = None,
+    entry: str = "main",
+) -> list[np.ndarray]:
+    """The reference interpreter's run of a kernel-level module: the executor, with each
+    kernel run by xDSL's interpreter. Raises InterpreterError for every problem."""
+    try:
+        with Program(
+            module, InterpKernels(device_modules(module)), pin_threads=False, entry=entry
+        ) as program:
+            if num_devices is not None and num_devices != program.num_devices:
+                raise InterpreterError(
+                    f"the program runs on {program.num_devices} devices, but {num_devices} "
+                    "were asked for"
+                )
+            return program(inputs)
+    except (ScheduleError, ExecutionError) as e:
+        raise InterpreterError(str(e)) from None

@@ -14,7 +14,10 @@ of the three levels of the pipeline:
 2. SPMD level (devidx ops or a `multi.signature` attribute): @main on every device d in
    lockstep, `devidx.device_num` = d, fetches answered across devices;
 3. device level (nested `builtin.module`s with `devidx.device = K`): every device module's
-   @main together, sends delivered to receives.
+   @main together, sends delivered to receives;
+4. kernel level (device modules of kernels over memrefs and host schedules, form-kernels'
+   output): the compiled runtime's executor with every kernel run by xDSL's interpreter
+   (executor.run_kernel_level).
 
 At levels 2 and 3 the logical signature is the module's `multi.signature` (else @main's own);
 each device gets its local part of every argument and the results are reassembled from the
@@ -28,9 +31,10 @@ from enum import Enum
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import FunctionType, IntegerAttr, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Attribute
 from xdsl.traits import SymbolTable
+
 from xdsl_multi.dialects.devidx import Devidx
 from xdsl_multi.dialects.multi import OnAttr, placement_of
 from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, Run, no_requests
@@ -101,6 +105,19 @@ def device_modules(module: ModuleOp) -> dict[int, ModuleOp]:
     return found
 
 
+def is_kernel_level(module: ModuleOp) -> bool:
+    """Device modules whose host schedules take memrefs or call kernels (form-kernels made
+    them): run by the executor with interpreted kernels, not by this interpreter."""
+    for mod in device_modules(module).values():
+        for op in mod.walk():
+            if isinstance(op, func.CallOp) or (
+                isinstance(op, func.FuncOp)
+                and any(isinstance(t, MemRefType) for t in op.function_type.inputs)
+            ):
+                return True
+    return False
+
+
 def detect_level(module: ModuleOp) -> Level:
     if device_modules(module):
         return Level.DEVICE
@@ -168,6 +185,10 @@ def run_module(
     messages and computed elements. Raises InterpreterError for every problem of the program
     or the inputs."""
     level = detect_level(module)
+    if level is Level.DEVICE and is_kernel_level(module):
+        from xdsl_multi.runtime.executor import run_kernel_level  # the compiled runtime's
+
+        return run_kernel_level(module, inputs, num_devices=num_devices, entry=entry)
     sig = logical_signature(module, entry)
     arrays = prepare_inputs(sig, inputs, argument_names(module, entry))
     with np.errstate(all="ignore"):

@@ -2,13 +2,17 @@
 
     multi-run FILE.mlir [--backend threads|mpi|interp] [--devices N]
               [--input NAME=FILE.npy ...] [--random-inputs [--seed S]] [--output FILE.npz]
-              [--check] [--show-sharding] [--time]
+              [--check] [--show-sharding] [--time [--runs K]] [--recv-timeout S]
+    mpiexec -n N multi-run FILE.mlir --backend mpi ...
 
-Inputs and outputs are logical arrays (runtime/placement.py). Only the `interp` backend (the
-numpy reference interpreter) exists yet, and it is the default until the compiled runtime lands
+Inputs and outputs are logical arrays (runtime/placement.py). `threads` (the default) and `mpi`
+lower the module with SPEC's pipeline (run_pipeline.py) and run the compiled runtime
+(runtime/executor.py, runtime/backends/); `interp` is the numpy reference interpreter. Until
+form-kernels exists, a module that needs it runs on interp when no --backend is given
 (docs/decisions.md). Exit codes as multi-opt: 1 for a wrong program, input or command line (one
-`multi-run: error: ...` line, or `FILE:LINE:COL: error: ...` for parse and verifier errors), 2
-for an internal error; never a Python traceback unless --show-traceback.
+`multi-run: error: ...` line, or `FILE:LINE:COL: error: ...` for parse and verifier errors) and
+for a run that fails (naming the device and the step), 2 for an internal error; never a Python
+traceback unless --show-traceback.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from typing import NoReturn
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute
+
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.multi import OnAttr, ShardAttr, local_length, placement_of, shard_bounds
+from xdsl_multi.runtime.executor import DEFAULT_RECV_TIMEOUT, ExecutionError, Program
 from xdsl_multi.runtime.interpreter import (
     InterpreterError,
     Level,
@@ -36,6 +42,7 @@ from xdsl_multi.runtime.interpreter import (
     run_module,
 )
 from xdsl_multi.runtime.placement import prepare_input, program_devices
+from xdsl_multi.runtime.schedule import ScheduleError
 from xdsl_multi.tools.diagnostics import (
     EXIT_ERROR,
     EXIT_INTERNAL,
@@ -46,12 +53,22 @@ from xdsl_multi.tools.diagnostics import (
     render,
     verify_ops,
 )
+from xdsl_multi.tools.multi_run_mpi import QuietExit
+from xdsl_multi.tools.result_check import first_mismatch
+from xdsl_multi.tools.run_pipeline import (
+    Progress,
+    Timings,
+    lower_for_runtime,
+    missing_passes,
+    passes_needed,
+)
 
 TOOL_NAME = "multi-run"
 BACKENDS = ("threads", "mpi", "interp")
-DEFAULT_BACKEND = "interp"
-"""`threads` per SPEC §6 once the compiled runtime exists; see docs/decisions.md."""
-AVAILABLE_BACKENDS = ("interp",)
+DEFAULT_BACKEND = "threads"
+"""SPEC §6; a module that needs a pass not written yet runs on interp (docs/decisions.md)."""
+DEFAULT_RUNS = 5
+"""Steady-state runs timed by --time."""
 PRINT_THRESHOLD = 200
 """Arrays with more elements are printed summarized (numpy's `...`)."""
 
@@ -61,6 +78,16 @@ class _ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise CompileError(f"{message} (see {self.prog} --help)")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, found '{text}'") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, found {text}")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -79,8 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--backend",
         choices=BACKENDS,
-        default=DEFAULT_BACKEND,
-        help=f"how to run it (default: {DEFAULT_BACKEND})",
+        help=f"how to run it (default: {DEFAULT_BACKEND}); mpi runs under mpiexec -n N",
     )
     p.add_argument(
         "--devices",
@@ -112,7 +138,26 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="show which device holds which part of every argument and result",
     )
-    p.add_argument("--time", action="store_true", help="report parse and run times (stderr)")
+    p.add_argument(
+        "--time",
+        action="store_true",
+        help="report parse, pass, codegen, first-run and steady-run times (stderr)",
+    )
+    p.add_argument(
+        "--runs",
+        type=_positive,
+        default=DEFAULT_RUNS,
+        metavar="K",
+        help=f"steady-state runs timed by --time (default {DEFAULT_RUNS})",
+    )
+    p.add_argument(
+        "--recv-timeout",
+        type=_positive_float,
+        default=DEFAULT_RECV_TIMEOUT,
+        metavar="S",
+        help=f"seconds a device waits for a message before the run fails "
+        f"(default {DEFAULT_RECV_TIMEOUT:g})",
+    )
     p.add_argument("--entry", default="main", help=argparse.SUPPRESS)
     p.add_argument(
         "--show-traceback",
@@ -333,46 +378,136 @@ class MultiRun:
     def __init__(self, argv: Sequence[str]) -> None:
         self.args = build_parser().parse_args(list(argv))
         self.source: SourceFile | None = None
+        self.timings = Timings()
 
     def run(self) -> int:
         args = self.args
-        if args.backend not in AVAILABLE_BACKENDS:
-            raise CompileError(
-                f"backend '{args.backend}' is not available yet; use --backend interp"
-            )
         _check_output_path(args.output, args.input)
-        start = time.perf_counter()
-        self.source = _read_source(args.file)
-        module = parse_module(make_context(), self.source.text, self.source.name)
-        verify_ops(module)
-        parsed = time.perf_counter()
+        with self.timings("parse"):
+            self.source = _read_source(args.file)
+            module = parse_module(make_context(), self.source.text, self.source.name)
+            verify_ops(module)
         try:
             level = detect_level(module)
             sig = logical_signature(module, args.entry)
             names = argument_names(module, args.entry)
         except InterpreterError as e:
             raise CompileError(str(e)) from None
+        backend = self.backend_for(module)
+        if backend == "mpi":
+            from xdsl_multi.tools.multi_run_mpi import run_mpi
+
+            return run_mpi(self, module, level, sig, names)
         inputs = load_inputs(args.input, names, sig, args.random_inputs, args.seed)
         if args.show_sharding:
             sys.stdout.write(format_sharding(module, sig, names, level))
-        run_start = time.perf_counter()
+        reference = module.clone() if args.check and backend != "interp" else None
+        if backend == "interp":
+            with self.timings("run"):
+                outputs = run_interp(module, inputs, args.devices, args.entry)
+        else:
+            outputs = self.run_threads(module, inputs)
+        self.finish(outputs, sig, backend, reference, inputs)
+        return 0
+
+    def backend_for(self, module: ModuleOp) -> str:
+        """--backend, else threads, else (a pass it needs is not written yet) interp."""
+        if self.args.backend is not None:
+            return self.args.backend
         try:
-            outputs = run_module(module, inputs, num_devices=args.devices, entry=args.entry)
-        except InterpreterError as e:
-            raise CompileError(str(e)) from None
-        finished = time.perf_counter()
+            needed = passes_needed(module)
+        except InterpreterError:
+            return "interp"  # the interpreter reports what is wrong with the module
+        return "interp" if missing_passes(needed) else DEFAULT_BACKEND
+
+    def compile(self, module: ModuleOp, progress: Progress, **options: object) -> Program:
+        """Lower `module` (in place) and compile it for the threads backend."""
+        ran = lower_for_runtime(module, self.timings, progress)
+        progress.stage("codegen")
+        with self.timings("codegen"):
+            try:
+                program = Program(module, recv_timeout=self.args.recv_timeout, **options)  # type: ignore[arg-type]
+            except ScheduleError as e:
+                raise schedule_error(e, ran) from None
+        check_device_count(program.num_devices, self.args.devices)
+        return program
+
+    def run_threads(self, module: ModuleOp, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        with Progress(TOOL_NAME, self.args.file) as progress:
+            program = self.compile(module, progress)
+        with program:
+            try:
+                placed = program.place(inputs)
+                with self.timings("first run"):
+                    local = program.run_placed(placed)
+                outputs = program.gather(local)
+                if self.args.time:
+                    steady = []
+                    for _ in range(self.args.runs):
+                        start = time.perf_counter()
+                        program.run_placed(placed)
+                        steady.append(time.perf_counter() - start)
+                    self.add_steady(steady)
+            except (ExecutionError, InterpreterError) as e:
+                raise CompileError(str(e)) from None
+        return outputs
+
+    def add_steady(self, steady: Sequence[float]) -> None:
+        self.timings.add(f"steady run min ({len(steady)} runs)", min(steady))
+        self.timings.add(f"steady run median ({len(steady)} runs)", float(np.median(steady)))
+
+    def finish(
+        self,
+        outputs: Sequence[np.ndarray],
+        sig: FunctionType,
+        backend: str,
+        reference: ModuleOp | None,
+        inputs: Sequence[np.ndarray],
+    ) -> None:
+        """Write or print the outputs, then --check and --time."""
+        args = self.args
         if args.output is not None:
             write_npz(args.output, outputs)
         else:
             sys.stdout.write(format_results(outputs, sig))
         if args.check:
-            sys.stdout.write("check: interp is the reference\n")
+            if reference is None:
+                sys.stdout.write("check: interp is the reference\n")
+            else:
+                with self.timings("check (interp)"):
+                    expected = run_interp(reference, inputs, args.devices, args.entry)
+                mismatch = first_mismatch(list(outputs), expected, backend)
+                if mismatch is not None:
+                    raise CompileError(f"check failed: {mismatch}")
+                sys.stdout.write(f"check: {backend} matches interp ({len(expected)} results)\n")
         if args.time:
-            sys.stderr.write(
-                f"time: parse {parsed - start:.3f} s, run {finished - run_start:.3f} s "
-                f"({level.value} level, backend {args.backend})\n"
-            )
-        return 0
+            sys.stderr.write(self.timings.format())
+
+
+def run_interp(
+    module: ModuleOp, inputs: Sequence[np.ndarray], devices: int | None, entry: str
+) -> list[np.ndarray]:
+    try:
+        return run_module(module, inputs, num_devices=devices, entry=entry)
+    except InterpreterError as e:
+        raise CompileError(str(e)) from None
+
+
+def check_device_count(found: int, asked: int | None) -> None:
+    if asked is not None and asked != found:
+        raise CompileError(f"the program runs on {found} devices, but {asked} were asked for")
+
+
+def schedule_error(e: ScheduleError, passes: Sequence[str]) -> CompileError:
+    """The runtime cannot run the module: the input's fault when it was given at the kernel
+    level, a bug of the passes when they made the host schedules (form-kernels ran)."""
+    if "form-kernels" in passes:
+        return internal_error(
+            f"internal error: the pipeline ({', '.join(passes)}) made a "
+            "program the runtime cannot run",
+            e,
+        )
+    return CompileError(str(e))
 
 
 def run_multi_run(argv: Sequence[str] | None = None) -> int:
@@ -383,6 +518,8 @@ def run_multi_run(argv: Sequence[str] | None = None) -> int:
     try:
         tool = MultiRun(argv)
         return tool.run()
+    except QuietExit as e:
+        return e.code
     except CompileError as e:
         _report(e, tool, show_traceback)
         return e.exit_code
@@ -397,14 +534,18 @@ def run_multi_run(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def _report(error: CompileError, tool: MultiRun | None, show_traceback: bool) -> None:
+def render_error(error: CompileError, source: SourceFile | None, show_traceback: bool) -> str:
     if error.python_traceback and not show_traceback:
         error.python_traceback = None
         error.notes.append(
             f"this is a bug; run {TOOL_NAME} again with --show-traceback for details"
         )
+    return render(error, TOOL_NAME, source)
+
+
+def _report(error: CompileError, tool: MultiRun | None, show_traceback: bool) -> None:
     sys.stdout.flush()
-    sys.stderr.write(render(error, TOOL_NAME, tool.source if tool else None))
+    sys.stderr.write(render_error(error, tool.source if tool else None, show_traceback))
 
 
 def main() -> NoReturn:

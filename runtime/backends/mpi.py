@@ -42,6 +42,10 @@ from xdsl_multi.runtime.interpreter import device_modules
 from xdsl_multi.runtime.kernels import KernelLibrary
 from xdsl_multi.runtime.schedule import Recv, ScheduleError, Send
 
+ABORT_FLUSH_DELAY = 0.3
+"""Seconds between writing the failure line and MPI_Abort: mpiexec forwards a rank's stderr
+through a pipe, and an abort can end the job before the line is forwarded (seen under load)."""
+
 _SCALARS_TAG = 1 << 20
 """Scatter tag of a rank's scalar arguments (array arguments use their position)."""
 
@@ -63,6 +67,10 @@ def _bytes(x: np.ndarray) -> Any:
     from mpi4py import MPI
 
     return [x.reshape(-1).view(np.uint8), MPI.BYTE]
+
+
+class RankCountError(Exception):
+    """mpiexec started a number of ranks other than the program's device count."""
 
 
 class _Watchdog:
@@ -175,7 +183,7 @@ class MpiProgram:
         self.error_prefix = error_prefix
         n = len(device_modules(module))
         if self.size != n:
-            raise ScheduleError(
+            raise RankCountError(
                 f"the program runs on {n} devices, but there are {self.size} MPI ranks "
                 f"(run it with mpiexec -n {n})"
             )
@@ -215,6 +223,7 @@ class MpiProgram:
         sys.stdout.flush()
         sys.stderr.write(f"{self.error_prefix}: error: rank {self.rank}: {message}\n")
         sys.stderr.flush()
+        time.sleep(ABORT_FLUSH_DELAY)
         self.comm.Abort(code)
         raise SystemExit(code)  # not reached
 

@@ -1,6 +1,7 @@
 """multi-run with the interp backend, end to end through a subprocess: inputs by name and
 position, the npz output, printing, --show-sharding, --check, --time, and every error path
-(exit 1 with one message, never a traceback)."""
+(exit 1 with one message, never a traceback). The compiled backends: test_multi_run_backends.py
+and test_mpi_backend.py."""
 
 from __future__ import annotations
 
@@ -102,6 +103,8 @@ def test_print_check_time_and_inputs_untouched(files: dict[str, Path]) -> None:
             "--time",
             "--devices",
             "3",
+            "--backend",
+            "interp",
         )
     )
     assert "result0: tensor<7x2xf32" in r.stdout and "shape (7, 2), dtype float32" in r.stdout
@@ -235,14 +238,6 @@ def test_wrong_device_count(files: dict[str, Path]) -> None:
     fails(multi_run(files["prog"], "--random-inputs", "--devices", "zero"), "--devices")
 
 
-def test_backends_not_available_yet(files: dict[str, Path]) -> None:
-    for backend in ("threads", "mpi"):
-        fails(
-            multi_run(files["prog"], "--backend", backend, "--random-inputs"),
-            f"backend '{backend}' is not available yet; use --backend interp",
-        )
-
-
 def test_parse_and_verifier_errors_have_locations(tmp_path: Path) -> None:
     prog = tmp_path / "bad.mlir"
     prog.write_text(
@@ -293,4 +288,4 @@ def test_runtime_errors_of_the_program(tmp_path: Path) -> None:
             attrs='multi.devices = ["A", "B"]',
         )
     )
-    fails(multi_run(prog, "--random-inputs"), "devidx.fetch (")
+    fails(multi_run(prog, "--random-inputs", "--backend", "interp"), "devidx.fetch (")

@@ -38,9 +38,31 @@ def binary_kernel(name: str, op: str, n: int, dtype: str = "f32") -> str:
     }}"""
 
 
-def exchange_program(n: int = 2, rows: int = 8) -> str:
+def spin_kernel(name: str, n: int, iterations: int) -> str:
+    """`@name(%a: memref<NxF32>)`: adds 0 to every element `iterations` times (to be slow)."""
+    m = f"memref<{n}xf32>"
+    return f"""
+    func.func @{name}(%a: {m}) attributes {{multi.kernel}} {{
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %cn = arith.constant {n} : index
+      %ck = arith.constant {iterations} : index
+      %zero = arith.constant 0.0 : f32
+      scf.for %k = %c0 to %ck step %c1 {{
+        scf.for %i = %c0 to %cn step %c1 {{
+          %x = memref.load %a[%i] : {m}
+          %y = arith.addf %x, %zero : f32
+          memref.store %y, %a[%i] : {m}
+        }}
+      }}
+      func.return
+    }}"""
+
+
+def exchange_program(n: int = 2, rows: int = 8, spin_device0: int = 0) -> str:
     """On n devices: s = x + y on each shard of rows/n; every device sends its s to the next
-    device and receives the previous one's; t = s + received.
+    device and receives the previous one's; t = s + received. With `spin_device0`, device 0
+    spins that many times over its s before sending it (a slow sender).
 
     logical: (x, y sharded) -> (s sharded, t one buffer per device)
     numpy:   s = x + y; t[d] = s_d + s_{d-1}"""
@@ -54,12 +76,15 @@ def exchange_program(n: int = 2, rows: int = 8) -> str:
     )
     mods = []
     for d in range(n):
+        spin = d == 0 and spin_device0 > 0
         mods.append(f"""
   builtin.module @device_{d} attributes {{devidx.device = {d} : i64}} {{
     {binary_kernel("kernel0", "arith.addf", k)}
+    {spin_kernel("spin", k, spin_device0) if spin else ""}
     func.func @main(%x: {m}, %y: {m}) -> ({m}, {m}) {{
       %s = memref.alloc() : {m}
       func.call @kernel0(%x, %y, %s) : ({m}, {m}, {m}) -> ()
+      {f"func.call @spin(%s) : ({m}) -> ()" if spin else ""}
       devidx.send %s to {(d + 1) % n} channel 0 : {m}
       %r = devidx.recv from {(d - 1) % n} channel 0 : {m}
       %t = memref.alloc() : {m}
