@@ -14,6 +14,9 @@ it is given. Implementations:
 - `InterpKernels`: the kernel-level `func.func`s run by xDSL's interpreter. Slow, but needs
   no compiler: the executor's tests use it for scheduling, messaging and failures.
 - `PythonKernels`: plain Python functions by name (tests).
+
+`written_arguments` says which arguments a kernel may write, from its IR (the executor's
+hand-over sends depend on it).
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
-from xdsl.dialects import func
+from xdsl.dialects import func, llvm, memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 KernelArg = np.ndarray | int | float
@@ -193,3 +197,74 @@ class _InterpretedKernel:
             if isinstance(a, np.ndarray) and isinstance(v, ShapedArray):
                 raw = v.data_ptr.raw.memory
                 a[...] = np.frombuffer(raw, a.dtype, count=a.size).reshape(a.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# Which kernel arguments are written
+# ---------------------------------------------------------------------------------------------
+
+_MEMREF_VIEWS = (
+    memref.SubviewOp,
+    memref.CastOp,
+    memref.ReinterpretCastOp,
+    memref.CollapseShapeOp,
+    memref.ExpandShapeOp,
+    memref.ViewOp,
+    memref.MemorySpaceCastOp,
+)
+
+
+def written_arguments(kernel: Operation) -> frozenset[int]:
+    """The argument positions a kernel (`func.func` over memrefs or `llvm.func` over
+    pointers) may write: followed through views and address arithmetic to stores and copies.
+    An argument used any other way (passed to a call, stored as a value...) counts as
+    written."""
+    if not isinstance(kernel, func.FuncOp | llvm.FuncOp) or not kernel.body.blocks:
+        return frozenset()
+    block: Block = kernel.body.blocks[0]
+    written: set[int] = set()
+    for index, arg in enumerate(block.args):
+        work: list[SSAValue] = [arg]
+        while work and index not in written:
+            value = work.pop()
+            for use in value.uses:
+                op = use.operation
+                if isinstance(op, memref.LoadOp | llvm.LoadOp | memref.DimOp):
+                    continue
+                if (
+                    isinstance(op, memref.StoreOp)
+                    and op.memref is value
+                    and op.value is not value
+                    or isinstance(op, llvm.StoreOp)
+                    and op.ptr is value
+                    and op.value is not value
+                ):
+                    written.add(index)
+                elif isinstance(op, memref.CopyOp) and op.source is value:
+                    if op.destination is value:
+                        written.add(index)
+                elif isinstance(op, _MEMREF_VIEWS) or (
+                    isinstance(op, llvm.GEPOp) and op.ptr is value
+                ):
+                    work.extend(op.results)
+                else:
+                    written.add(index)
+    return frozenset(written)
+
+
+def find_kernel_ir(
+    top: ModuleOp, device_module: ModuleOp, device: int, name: str
+) -> Operation | None:
+    """The IR of device `device`'s kernel `name`: `func.func @name` in its module, or the
+    `llvm.func` convert-to-llvm made of it (named by the declaration's `multi.llvm_kernel`,
+    else `device{K}_{name}`) anywhere in the program."""
+    found = SymbolTable.lookup_symbol(device_module, name)
+    if isinstance(found, func.FuncOp | llvm.FuncOp) and found.body.blocks:
+        return found
+    wanted = {f"device{device}_{name}"}
+    if found is not None and isinstance(attr := found.attributes.get(LLVM_NAME_ATTR), StringAttr):
+        wanted = {attr.data}
+    for op in top.walk():
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data in wanted and op.body.blocks:
+            return op
+    return None

@@ -32,15 +32,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from xdsl.dialects import arith, func, llvm, memref
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     MemRefType,
     ModuleOp,
-    StringAttr,
 )
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from xdsl_multi.runtime.buffers import (
@@ -51,7 +50,7 @@ from xdsl_multi.runtime.buffers import (
     element_dtype,
     plan_memory,
 )
-from xdsl_multi.runtime.kernels import LLVM_NAME_ATTR
+from xdsl_multi.runtime.kernels import find_kernel_ir, written_arguments
 
 Backend = Literal["threads", "mpi"]
 """What a plan is for: with `threads` a receive hands over the sender's array (it allocates
@@ -346,77 +345,6 @@ def _regs_of(step: Step) -> tuple[int, ...]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Which kernel arguments are written
-# ---------------------------------------------------------------------------------------------
-
-_MEMREF_VIEWS = (
-    memref.SubviewOp,
-    memref.CastOp,
-    memref.ReinterpretCastOp,
-    memref.CollapseShapeOp,
-    memref.ExpandShapeOp,
-    memref.ViewOp,
-    memref.MemorySpaceCastOp,
-)
-
-
-def written_arguments(kernel: Operation) -> frozenset[int]:
-    """The argument positions a kernel (`func.func` over memrefs or `llvm.func` over
-    pointers) may write: followed through views and address arithmetic to stores and copies.
-    An argument used any other way (passed to a call, stored as a value...) counts as
-    written."""
-    if not isinstance(kernel, func.FuncOp | llvm.FuncOp) or not kernel.body.blocks:
-        return frozenset()
-    block: Block = kernel.body.blocks[0]
-    written: set[int] = set()
-    for index, arg in enumerate(block.args):
-        work: list[SSAValue] = [arg]
-        while work and index not in written:
-            value = work.pop()
-            for use in value.uses:
-                op = use.operation
-                if isinstance(op, memref.LoadOp | llvm.LoadOp | memref.DimOp):
-                    continue
-                if (
-                    isinstance(op, memref.StoreOp)
-                    and op.memref is value
-                    and op.value is not value
-                    or isinstance(op, llvm.StoreOp)
-                    and op.ptr is value
-                    and op.value is not value
-                ):
-                    written.add(index)
-                elif isinstance(op, memref.CopyOp) and op.source is value:
-                    if op.destination is value:
-                        written.add(index)
-                elif isinstance(op, _MEMREF_VIEWS) or (
-                    isinstance(op, llvm.GEPOp) and op.ptr is value
-                ):
-                    work.extend(op.results)
-                else:
-                    written.add(index)
-    return frozenset(written)
-
-
-def find_kernel_ir(
-    top: ModuleOp, device_module: ModuleOp, device: int, name: str
-) -> Operation | None:
-    """The IR of device `device`'s kernel `name`: `func.func @name` in its module, or the
-    `llvm.func` convert-to-llvm made of it (named by the declaration's `multi.llvm_kernel`,
-    else `device{K}_{name}`) anywhere in the program."""
-    found = SymbolTable.lookup_symbol(device_module, name)
-    if isinstance(found, func.FuncOp | llvm.FuncOp) and found.body.blocks:
-        return found
-    wanted = {f"device{device}_{name}"}
-    if found is not None and isinstance(attr := found.attributes.get(LLVM_NAME_ATTR), StringAttr):
-        wanted = {attr.data}
-    for op in top.walk():
-        if isinstance(op, llvm.FuncOp) and op.sym_name.data in wanted and op.body.blocks:
-            return op
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
 # Every device together
 # ---------------------------------------------------------------------------------------------
 
@@ -624,5 +552,4 @@ __all__ = [
     "Send",
     "Step",
     "compile_schedules",
-    "written_arguments",
 ]
