@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntAttr,
     IntegerAttr,
     ModuleOp,
+    NoneAttr,
     StringAttr,
     TensorType,
     i64,
@@ -706,11 +707,15 @@ def _placement_problem(attr: Attribute, listed: tuple[str, ...] | None, ok: set[
         if id(a) in ok:
             continue
         if isinstance(a, TensorType):
-            outer = a
-            if isinstance(a.encoding, ShardAttr):
-                axis, rank = a.encoding.axis_index, len(a.get_shape())
+            # Only the encoding can hold a placement: the shape and element type are skipped.
+            enc = a.encoding
+            if isinstance(enc, ShardAttr):
+                axis, rank = enc.axis_index, len(a.get_shape())
                 if not axis < rank:
                     return f"{a} is sharded on axis {axis}, out of range for rank {rank}"
+            if not isinstance(enc, NoneAttr):
+                stack.append((enc, a))
+            continue
         if listed is not None and isinstance(a, OnAttr | ShardAttr):
             for name in a.device_names:
                 if name not in listed:
