@@ -31,18 +31,7 @@ CORPUS = Path(__file__).resolve().parent / "corpus" / "malformed"
 FILES = sorted(p.name for p in CORPUS.glob("*.mlir"))
 TIMEOUT_SECONDS = 120
 
-KNOWN_BUGS: dict[str, str] = {
-    "utf8-bom.mlir": "a UTF-8 byte order mark is an internal error (exit 2): the ParseError "
-    "escapes the driver's parse step",
-    "deep-nesting.mlir": "5000 nested arrays exhaust Python's recursion limit in the parser: "
-    "internal error (exit 2) instead of a diagnostic",
-    "huge-dims-splat.mlir": "xDSL expands a dense splat while parsing: MemoryError, internal "
-    "error (exit 2) instead of a diagnostic",
-    "module-devices-unlisted.mlir": "nothing verifies that `multi.devices` lists every device "
-    "used (SPEC §1): exit 0",
-    "module-devices-malformed.mlir": "nothing verifies that `multi.devices` is a list of "
-    "distinct device names: exit 0",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _multi_opt() -> list[str]:

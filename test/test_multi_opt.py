@@ -74,10 +74,21 @@ class BreakIRPass(ModulePass):
                 inner.operands[1] = f64_arg
 
 
+@dataclass(frozen=True)
+class UnlistDevicesPass(ModulePass):
+    """A pass with a bug: it sets a `multi.devices` that leaves out a device the module uses."""
+
+    name = "test-unlist-devices"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        op.attributes["multi.devices"] = builtin.ArrayAttr([builtin.StringAttr("CPU:9")])
+
+
 class _TestMain(MultiOptMain):
     def register_all_passes(self) -> None:
         super().register_all_passes()
-        for pass_class in (CrashPass, RejectAddfPass, RejectWithoutOpPass, BreakIRPass):
+        passes = (CrashPass, RejectAddfPass, RejectWithoutOpPass, BreakIRPass, UnlistDevicesPass)
+        for pass_class in passes:
             self.register_pass(pass_class.name, lambda c=pass_class: c)
 
 
@@ -144,6 +155,19 @@ def test_invalid_ir_after_pass_names_the_pass(capsys, program: Path) -> None:
     assert code == 2
     assert err.splitlines()[0].startswith(
         f"{program}:2:3: error: pass 'test-break-ir' produced invalid IR: arith.addf: "
+    )
+
+
+def test_module_level_rules_are_checked_after_each_pass(capsys, tmp_path: Path) -> None:
+    """SPEC §1's `multi.devices` rule is part of the verification after a pass too."""
+    path = tmp_path / "placed.mlir"
+    path.write_text('func.func @f(%a: tensor<4xf32, #multi.on<["CPU:0"]>>) {\n  func.return\n}\n')
+    code, _, err = _run(capsys, str(path), "-p", "test-unlist-devices")
+    assert code == 2
+    assert err.splitlines()[0] == (
+        f"{path}:1:14: error: pass 'test-unlist-devices' produced invalid IR: func.func @f: "
+        'argument 0 (%a): tensor<4xf32, #multi.on<["CPU:0"]>> uses device "CPU:0", which the '
+        """module's multi.devices ["CPU:9"] does not list"""
     )
 
 

@@ -188,10 +188,7 @@ class MultiOptMain(xDSLOptMain):
                     data = f.read()
         except OSError as e:
             raise CompileError(f"cannot read input file '{name}': {e.strerror or e}") from e
-        try:
-            return SourceFile(name, data.decode("utf-8"))
-        except UnicodeDecodeError as e:
-            raise CompileError(f"input file '{name}' is not UTF-8 text: {e}") from e
+        return SourceFile.from_bytes(name, data)
 
     def _frontend(self) -> str:
         """-f, else the frontend named by the file extension, else MLIR (as mlir-opt, which

@@ -356,10 +356,7 @@ def _read_source(path: str) -> SourceFile:
             data = f.read()
     except OSError as e:
         raise CompileError(f"cannot read input file '{path}': {e.strerror or e}") from None
-    try:
-        return SourceFile(path, data.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise CompileError(f"input file '{path}' is not UTF-8 text: {e}") from None
+    return SourceFile.from_bytes(path, data)
 
 
 def _check_output_path(output: str | None, inputs: Sequence[str]) -> None:

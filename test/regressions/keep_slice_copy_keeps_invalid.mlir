@@ -1,4 +1,4 @@
-// multi-to-devidx lowers a keep-slice copy (many-device #multi.on -> #multi.shard on the same
+// (fixed in 06a2ea3) multi-to-devidx lowered a keep-slice copy (many-device #multi.on -> #multi.shard on the same
 // device list) to `clean(x)` alone, so Invalid lanes of x survive the copy. SPEC §4: a copy is a
 // materialization and stores Invalid as 0. Here column 0 is Invalid before the copy, 0 after it,
 // so the max over axis 0 is 0; after multi-to-devidx the reduce skips the Invalid lanes and gives

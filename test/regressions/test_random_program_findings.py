@@ -15,14 +15,16 @@ HERE = Path(__file__).resolve().parent
 
 FINDINGS: dict[str, str | None] = {
     # file -> None when fixed, else why it is expected to fail
-    "where_equal_branches_invalid_cond.mlir": (
-        "devidx-simplify SelectOfSameValues folds tg.where(c, x, x) -> x although c may be "
-        "Invalid (SPEC §4 rule 1: the result is Invalid there, stored as 0)"
+    # fixed in 06a2ea3: devidx-simplify folded tg.where(c, x, x) -> x with c maybe Invalid
+    "where_equal_branches_invalid_cond.mlir": None,
+    # fixed in 06a2ea3: multi-to-devidx's keep-slice copy did not store Invalid as 0
+    "keep_slice_copy_keeps_invalid.mlir": None,
+    "reduce_of_invalid_pad_negative_shrink.mlir": (
+        "specialize-devices: invalid_windows _Emit.content shrinks an Invalid pad's source with "
+        "a window reaching into the padding (ShrinkOfReduce): negative shrink bound, invalid IR"
     ),
-    "keep_slice_copy_keeps_invalid.mlir": (
-        "multi-to-devidx lowers a keep-slice copy to clean(x) without storing it, so Invalid "
-        "lanes survive the copy (SPEC §4: a copy stores Invalid as 0) and a max/mul reduce "
-        "sees the identity instead of 0"
+    "where_of_invalid_pad_negative_shrink.mlir": (
+        "specialize-devices: the same _Emit.content bug through the lane-wise shrink rule"
     ),
 }
 

@@ -1,4 +1,4 @@
-// devidx-simplify folds `select(c, x, x) -> x` even when c may be Invalid.
+// devidx-simplify folded `select(c, x, x) -> x` even when c may be Invalid (fixed in 06a2ea3).
 // SPEC §4 rule 1 (Invalid poisons elementwise ops; tg.where is elementwise, its condition too):
 // where(pad(c, invalid), x, x) is Invalid in the padding, stored as 0 at the function result.
 // Multi level (interpreter): [x, x, 0]; after multi-to-devidx: [x, x, 0]; after devidx-simplify:

@@ -8,9 +8,12 @@
 
 // -----
 
-// devidx.invalid is a tensor.
+// devidx.invalid is a tensor. Its custom format checks the type while parsing; the error is
+// still at the op and names it.
 %inv = devidx.invalid : f32
-// CHECK: devidx-ops-invalid.mlir:[[# @LINE + 2]]:1: error: f32 should be of base attribute tensor
+// CHECK: devidx-ops-invalid.mlir:[[# @LINE - 1]]:1: error: devidx.invalid: result 'result' does not verify: f32 should be of base attribute tensor
+// CHECK-NEXT: {{^}}%inv = devidx.invalid : f32
+// CHECK-NEXT: {{^}}^{{$}}
 
 // -----
 
