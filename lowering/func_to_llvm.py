@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from xdsl.dialects import cf, func, llvm
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr, i64
-from xdsl.ir import Region
+from xdsl.ir import Attribute, Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import Rewriter
 
@@ -79,7 +79,9 @@ def kernel_to_llvm_func(kernel: func.FuncOp, name: str, device: int | None) -> l
     attributes = {KERNEL_ATTR: UnitAttr(), KERNEL_TYPE_ATTR: kernel.function_type}
     if device is not None:
         attributes[DEVICE_ATTR] = IntegerAttr(device, i64)
-    props = {"arg_attrs": kernel.arg_attrs} if kernel.arg_attrs is not None else None
+    props: dict[str, Attribute | None] | None = None
+    if kernel.arg_attrs is not None:
+        props = {"arg_attrs": kernel.arg_attrs}
     return llvm.FuncOp(
         name,
         llvm.LLVMFunctionType(inputs),

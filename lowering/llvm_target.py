@@ -117,9 +117,9 @@ def _convert_global(op: llvm.GlobalOp, out: ir.Module) -> None:
         g.global_constant = True
     if isinstance(op.value, StringAttr):
         raw = op.value.data.encode()
-        g.initializer = ir.Constant(ir.ArrayType(ir.IntType(8), len(raw)), bytearray(raw))
+        g.initializer = ir.Constant(ir.ArrayType(ir.IntType(8), len(raw)), bytearray(raw))  # pyright: ignore[reportAttributeAccessIssue]
     elif op.value is not None:
-        g.initializer = create_constant(op.global_type, op.value)
+        g.initializer = create_constant(op.global_type, op.value)  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def _declare_function(op: llvm.FuncOp, out: ir.Module) -> None:
@@ -152,7 +152,7 @@ def _convert_body(op: llvm.FuncOp, out: ir.Module) -> None:
     for block in list(op.body.blocks)[1:]:
         builder = ir.IRBuilder(blocks[block])
         for arg in block.args:
-            values[arg] = builder.phi(convert_type(arg.type))
+            values[arg] = builder.phi(convert_type(arg.type))  # pyright: ignore[reportArgumentType]
     for block in op.body.blocks:
         builder = ir.IRBuilder(blocks[block])
         if blocks[block].instructions:
@@ -192,7 +192,7 @@ def _convert_float_binary(op: Operation, builder: ir.IRBuilder, values: ValueMap
 
 def _convert_fneg(op: Operation, builder: ir.IRBuilder, values: ValueMap) -> None:
     assert isinstance(op, llvm.FNegOp)
-    values[op.res] = builder.fneg(values[op.arg], flags=_flags(op.fastmathFlags))
+    values[op.res] = builder.fneg(values[op.arg], flags=_flags(op.fastmathFlags))  # pyright: ignore[reportArgumentType]
 
 
 def _convert_call_intrinsic(op: Operation, builder: ir.IRBuilder, values: ValueMap) -> None:
@@ -206,7 +206,8 @@ def _convert_call_intrinsic(op: Operation, builder: ir.IRBuilder, values: ValueM
     if name in module.globals:
         callee = module.globals[name]
     else:
-        callee = ir.Function(module, ir.FunctionType(result_type, [a.type for a in args]), name)
+        arg_types = [a.type for a in args]  # pyright: ignore[reportAttributeAccessIssue]
+        callee = ir.Function(module, ir.FunctionType(result_type, arg_types), name)
     call = builder.call(callee, args, fastmath=_flags(op.fastmathFlags))
     if op.ress is not None:
         values[op.ress] = call

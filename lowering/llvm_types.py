@@ -37,9 +37,10 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
+from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Operation, SSAValue
 
-FAST_MATH = llvm.FastMathAttr([llvm.FastMathFlag.REASSOC, llvm.FastMathFlag.ALLOW_CONTRACT])
+FAST_MATH = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
 """Flags on every float add, sub, mul, div and neg: reassociation lets LLVM vectorize float
 reductions, contraction lets it form FMAs. No `nnan`/`ninf`/`nsz`: NaN and infinities propagate
 as in numpy (docs/decisions.md)."""

@@ -122,7 +122,7 @@ class AllocaToLLVM(RewritePattern):
             count *= d
         size = constant(count, i64)
         alloca = llvm.AllocaOp(size, storage_type(t.element_type), alignment=64)
-        rewriter.insert_op([size, alloca], InsertPoint.at_start(kernel.body.first_block))
+        rewriter.insert([size, alloca], InsertPoint.at_start(kernel.body.first_block))
         rewriter.replace(op, [], [alloca.res])
 
 
