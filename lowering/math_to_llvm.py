@@ -24,6 +24,8 @@ from xdsl_multi.lowering.llvm_types import (
     f64_to_f16,
     finish_float,
     float_suffix,
+    icmp,
+    int_width,
     intrinsic,
     lower_type,
     type_suffix,
@@ -172,6 +174,42 @@ class FpowiToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
+class IpowiToLLVM(RewritePattern):
+    """ipowi(a, e), wrapping: square-and-multiply over the bits of |e| (unrolled: one step per
+    bit of the width, folded by LLVM when e is a constant); for e < 0 the truncated 1 / a**|e|
+    (1 for a = 1, +-1 for a = -1, else 0), as the interpreter defines it."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, math.IPowIOp):
+            return
+        a, e = op.operands
+        t = lower_type(op.results[0].type)
+        width = int_width(t)
+        b = OpList()
+        zero, one = b.const(0, t), b.const(1, t)
+        negative = b.add(icmp(e, zero, "slt"))
+        magnitude = b.add(llvm.SelectOp(negative, b.add(llvm.SubOp(zero, e)), e))
+        result, base = one, a
+        for bit in range(width):
+            shifted = b.add(llvm.LShrOp(magnitude, b.const(bit, t)))
+            is_set = b.add(icmp(b.add(llvm.AndOp(shifted, one)), zero, "ne"))
+            result = b.add(llvm.SelectOp(is_set, b.add(llvm.MulOp(result, base)), result))
+            if bit + 1 < width:
+                base = b.add(llvm.MulOp(base, base))
+        odd = b.add(icmp(b.add(llvm.AndOp(e, one)), zero, "ne"))
+        minus_one = b.const(-1, t)
+        of_minus_one = b.add(llvm.SelectOp(odd, minus_one, one))
+        inverse = b.add(
+            llvm.SelectOp(
+                b.add(icmp(a, one, "eq")),
+                one,
+                b.add(llvm.SelectOp(b.add(icmp(a, minus_one, "eq")), of_minus_one, zero)),
+            )
+        )
+        b.add(llvm.SelectOp(negative, inverse, result))
+        rewriter.replace(op, b.ops)
+
+
 class IntIntrinsicToLLVM(RewritePattern):
     """absi ctlz cttz ctpop -> `llvm.abs.iN(x, false)` ... (defined for 0 and INT_MIN)."""
 
@@ -193,6 +231,7 @@ MATH_TO_LLVM_PATTERNS: tuple[RewritePattern, ...] = (
     RsqrtToLLVM(),
     LibmCallToLLVM(),
     FpowiToLLVM(),
+    IpowiToLLVM(),
     IntIntrinsicToLLVM(),
 )
 """Every math lowering, for one GreedyRewritePatternApplier."""

@@ -165,6 +165,7 @@ def int_snippets(t: str) -> list[Snippet]:
     if t != "i1":
         s += [Snippet(f"%r = arith.{op} %a, %c : {{T}}") for op in ("shli", "shrsi", "shrui")]
         s += [Snippet(f"%r = math.{op} %a : {{T}}") for op in ("absi", "ctlz", "cttz", "ctpop")]
+        s += [Snippet(f"%r = math.ipowi %a, {e} : {{T}}") for e in ("%b", "%c")]
     s += [
         Snippet(
             f"%r = arith.cmpi {p}, %a, %b : {{T}}",
