@@ -18,7 +18,7 @@ one per MPI rank.
 The module is at the kernel level (form-kernels) or the llvm level (convert-to-llvm): a top
 module with `multi.devices` and `multi.signature` holding `builtin.module @device_K` whose
 `func.func @main` is the host schedule (schedule.py). Kernels come from the given library,
-else the JIT for an llvm-level module, else xDSL's interpreter (kernels.py).
+else the JIT for an llvm-level module, else the reference interpreter (kernels.py).
 
 A failure ends the run with an `ExecutionError` naming the device and the step: an exception
 from a kernel, or a receive that waited `recv_timeout` seconds (default 60) for its sender.
@@ -40,10 +40,9 @@ from xdsl_multi.dialects.multi import placement_of
 from xdsl_multi.runtime.buffers import DeviceMemory, aligned_copy
 from xdsl_multi.runtime.interpreter import (
     argument_names,
-    device_modules,
     logical_signature,
 )
-from xdsl_multi.runtime.kernels import InterpKernels, JitKernels, Kernel, KernelLibrary
+from xdsl_multi.runtime.kernels import JitKernels, Kernel, KernelLibrary
 from xdsl_multi.runtime.placement import (
     check_devices_known,
     device_number,
@@ -202,11 +201,14 @@ def bind_kernels(schedule: DeviceSchedule, library: KernelLibrary) -> dict[str, 
     return kernels
 
 
-def default_library(module: ModuleOp, devices: Sequence[int] | None = None) -> KernelLibrary:
-    """The JIT for an llvm-level module (kernels are `llvm.func`), else xDSL's interpreter."""
+def default_library(module: ModuleOp) -> KernelLibrary:
+    """The JIT for an llvm-level module (kernels are `llvm.func`), else the reference
+    interpreter's kernels (kernel_level.py: slow, but no compiler needed)."""
     if any(isinstance(op, llvm.FuncOp) and op.body.blocks for op in module.walk()):
         return JitKernels(module)
-    return InterpKernels(device_modules(module))
+    from xdsl_multi.runtime.kernel_level import ReferenceKernels
+
+    return ReferenceKernels(module)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,7 +307,7 @@ def compile_runners(
     schedules = compile_schedules(module, backend, entry)
     info.check_schedules(schedules)
     wanted = range(len(schedules)) if devices is None else devices
-    library = library or default_library(module, list(wanted))
+    library = library or default_library(module)
     runners = {d: DeviceRunner(schedules[d], bind_kernels(schedules[d], library)) for d in wanted}
     return info, schedules, runners
 
@@ -372,26 +374,3 @@ class Program:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def run_kernel_level(
-    module: ModuleOp,
-    inputs: Sequence[object],
-    *,
-    num_devices: int | None = None,
-    entry: str = "main",
-) -> list[np.ndarray]:
-    """The reference interpreter's run of a kernel-level module: the executor, with each
-    kernel run by xDSL's interpreter. Raises InterpreterError for every problem."""
-    try:
-        with Program(
-            module, InterpKernels(device_modules(module)), pin_threads=False, entry=entry
-        ) as program:
-            if num_devices is not None and num_devices != program.num_devices:
-                raise InterpreterError(
-                    f"the program runs on {program.num_devices} devices, but {num_devices} "
-                    "were asked for"
-                )
-            return program(inputs)
-    except (ScheduleError, ExecutionError) as e:
-        raise InterpreterError(str(e)) from None

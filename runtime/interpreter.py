@@ -16,8 +16,7 @@ of the three levels of the pipeline:
 3. device level (nested `builtin.module`s with `devidx.device = K`): every device module's
    @main together, sends delivered to receives;
 4. kernel level (device modules of kernels over memrefs and host schedules, form-kernels'
-   output): the compiled runtime's executor with every kernel run by xDSL's interpreter
-   (executor.run_kernel_level).
+   output): kernel_level.py, with the same numerics.
 
 At levels 2 and 3 the logical signature is the module's `multi.signature` (else @main's own);
 each device gets its local part of every argument and the results are reassembled from the
@@ -107,7 +106,7 @@ def device_modules(module: ModuleOp) -> dict[int, ModuleOp]:
 
 def is_kernel_level(module: ModuleOp) -> bool:
     """Device modules whose host schedules take memrefs or call kernels (form-kernels made
-    them): run by the executor with interpreted kernels, not by this interpreter."""
+    them): run by kernel_level.py."""
     for mod in device_modules(module).values():
         for op in mod.walk():
             if isinstance(op, func.CallOp) or (
@@ -186,9 +185,9 @@ def run_module(
     or the inputs."""
     level = detect_level(module)
     if level is Level.DEVICE and is_kernel_level(module):
-        from xdsl_multi.runtime.executor import run_kernel_level  # the compiled runtime's
+        from xdsl_multi.runtime.kernel_level import run_kernel_module
 
-        return run_kernel_level(module, inputs, num_devices=num_devices, entry=entry)
+        return run_kernel_module(module, inputs, num_devices=num_devices, entry=entry, stats=stats)
     sig = logical_signature(module, entry)
     arrays = prepare_inputs(sig, inputs, argument_names(module, entry))
     with np.errstate(all="ignore"):

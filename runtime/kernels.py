@@ -11,8 +11,9 @@ it is given. Implementations:
 - `NativeKernel`: machine code at an address, called through ctypes (which releases the GIL, so
   devices on threads run in parallel); one `void*` per memref, `int64` per index.
 - `JitKernels`: the kernels of an llvm-level module, compiled by lowering/jit.py.
-- `InterpKernels`: the kernel-level `func.func`s run by xDSL's interpreter. Slow, but needs
-  no compiler: the executor's tests use it for scheduling, messaging and failures.
+- `kernel_level.ReferenceKernels`: the kernel-level `func.func`s run by the reference
+  interpreter. Slow, but needs no compiler: the executor's tests use it for scheduling,
+  messaging and failures.
 - `PythonKernels`: plain Python functions by name (tests).
 
 `written_arguments` says which arguments a kernel may write, from its IR (the executor's
@@ -27,7 +28,7 @@ from typing import Any, Protocol
 
 import numpy as np
 from xdsl.dialects import func, llvm, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
@@ -122,7 +123,7 @@ class JitKernels:
 
 
 # ---------------------------------------------------------------------------------------------
-# Interpreted and Python kernels
+# Python kernels
 # ---------------------------------------------------------------------------------------------
 
 
@@ -136,67 +137,6 @@ class PythonKernels:
         if (device, name) in self._table:
             return self._table[(device, name)]
         return self._table[name]
-
-
-class InterpKernels:
-    """Each device module's kernel-level `func.func`s, run by xDSL's interpreter (scf, memref,
-    arith, math, func). Arrays are copied into the interpreter's memory and back."""
-
-    def __init__(self, device_modules: Mapping[int, ModuleOp]) -> None:
-        self._modules = dict(device_modules)
-
-    def kernel(self, device: int, name: str) -> Kernel:
-        module = self._modules[device]
-        f = SymbolTable.lookup_symbol(module, name)
-        if not isinstance(f, func.FuncOp) or not f.body.blocks:
-            raise KeyError(name)
-        return _InterpretedKernel(module, f)
-
-
-class _InterpretedKernel:
-    def __init__(self, module: ModuleOp, f: func.FuncOp) -> None:
-        from xdsl.interpreter import Interpreter
-        from xdsl.interpreters.arith import ArithFunctions
-        from xdsl.interpreters.builtin import BuiltinFunctions
-        from xdsl.interpreters.func import FuncFunctions
-        from xdsl.interpreters.math import MathFunctions
-        from xdsl.interpreters.memref import MemRefFunctions
-        from xdsl.interpreters.scf import ScfFunctions
-
-        self._name = f.sym_name.data
-        self._types = f.function_type.inputs.data
-        self._interpreter = Interpreter(module)
-        for functions in (
-            ArithFunctions(),
-            BuiltinFunctions(),
-            FuncFunctions(),
-            MathFunctions(),
-            MemRefFunctions(),
-            ScfFunctions(),
-        ):
-            self._interpreter.register_implementations(functions)
-
-    def __call__(self, args: Sequence[KernelArg]) -> None:
-        from xdsl.interpreters.builtin import xtype_for_el_type
-        from xdsl.interpreters.shaped_array import ShapedArray
-        from xdsl.interpreters.utils.ptr import RawPtr, TypedPtr
-
-        if len(args) != len(self._types):
-            raise TypeError(f"@{self._name} takes {len(self._types)} arguments, got {len(args)}")
-        values: list[object] = []
-        for a, t in zip(args, self._types, strict=True):
-            if isinstance(a, np.ndarray) and isinstance(t, MemRefType):
-                xtype = xtype_for_el_type(t.get_element_type(), 64)
-                data = np.ascontiguousarray(a).astype(a.dtype, copy=False)
-                ptr = TypedPtr(RawPtr(bytearray(data.tobytes())), xtype=xtype)
-                values.append(ShapedArray(ptr, list(a.shape)))
-            else:
-                values.append(a)
-        self._interpreter.call_op(self._name, tuple(values))
-        for a, v in zip(args, values, strict=True):
-            if isinstance(a, np.ndarray) and isinstance(v, ShapedArray):
-                raw = v.data_ptr.raw.memory
-                a[...] = np.frombuffer(raw, a.dtype, count=a.size).reshape(a.shape)
 
 
 # ---------------------------------------------------------------------------------------------
