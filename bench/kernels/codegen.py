@@ -111,7 +111,7 @@ def compile_times(text: str, name: str) -> dict[str, float]:
         t6 = time.perf_counter()
         assert fresh.stats.disk_hits == 1, fresh.stats
     return {
-        "lower (convert-to-llvm)": t1 - t0,
+        "parse + convert-to-llvm": t1 - t0,
         "cold (translate + O3 + codegen)": t3 - t2,
         "warm in memory": t4 - t3,
         "warm on disk": t6 - t5,
