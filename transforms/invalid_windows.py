@@ -30,7 +30,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import NoneAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl_multi.dialects import tg
+
+from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms.invalid_rules import is_elementwise
 from xdsl_multi.transforms.value_facts import constant_like, splat_constant
 
@@ -105,7 +106,15 @@ class _Emit:
         padded = invalid_pad(v)
         if padded is not None:
             x, w = padded
-            return self.shrink(x, [(lo - wl, hi - wl) for (lo, hi), (wl, _) in zip(window, w)])
+            inside = _intersect(window, w)
+            if any(hi <= lo for lo, hi in inside):
+                return self.op(devidx.InvalidOp(_retyped(v, _size(window))))
+            data = self.shrink(x, [(lo - wl, hi - wl) for (lo, hi), (wl, _) in zip(inside, w)])
+            # the part of the window that lies in v's padding stays Invalid
+            margins = [(lo - wlo, whi - hi) for (lo, hi), (wlo, whi) in zip(inside, window)]
+            if all(m == (0, 0) for m in margins):
+                return data
+            return self.op(tg.PadOp(data, margins, _retyped(v, _size(window))))
         value = splat_constant(v)
         if value is not None:
             return self.op(constant_like(_retyped(v, _size(window)), value))
@@ -362,7 +371,6 @@ def narrow_messages(top: Operation) -> bool:
     is no message: the receiver makes the constant. `top` holds the device modules of
     specialize-devices. Returns whether any message changed."""
     from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-    from xdsl_multi.dialects import devidx
 
     modules: dict[int, ModuleOp] = {}
     for op in top.walk():

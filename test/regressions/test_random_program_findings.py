@@ -19,13 +19,10 @@ FINDINGS: dict[str, str | None] = {
     "where_equal_branches_invalid_cond.mlir": None,
     # fixed in 06a2ea3: multi-to-devidx's keep-slice copy did not store Invalid as 0
     "keep_slice_copy_keeps_invalid.mlir": None,
-    "reduce_of_invalid_pad_negative_shrink.mlir": (
-        "specialize-devices: invalid_windows _Emit.content shrinks an Invalid pad's source with "
-        "a window reaching into the padding (ShrinkOfReduce): negative shrink bound, invalid IR"
-    ),
-    "where_of_invalid_pad_negative_shrink.mlir": (
-        "specialize-devices: the same _Emit.content bug through the lane-wise shrink rule"
-    ),
+    # fixed: invalid_windows' content of a window reaching into a pad's padding keeps that
+    # part Invalid (a smaller pad) instead of shrinking with negative bounds
+    "reduce_of_invalid_pad_negative_shrink.mlir": None,
+    "where_of_invalid_pad_negative_shrink.mlir": None,
 }
 
 
