@@ -54,8 +54,10 @@ from xdsl.utils.exceptions import PassFailedException
 from xdsl_multi.dialects import devidx
 from xdsl_multi.transforms.kernel_analysis import Fusion, TilePolicy, analyze
 from xdsl_multi.transforms.kernel_codegen import build_kernel, memref_type
+from xdsl_multi.transforms.scalar_graph import Splats
 
 DEVICE_ATTR = "devidx.device"
+SIGNATURE_ATTR = "multi.signature"
 
 RECURSION_LIMIT = 100_000
 """Fused expressions are followed recursively; long elementwise chains (the C1 benchmark) go
@@ -161,7 +163,7 @@ def _unique_name(module: ModuleOp, counter: list[int]) -> str:
             return name
 
 
-def form_module_kernels(module: ModuleOp, policy: TilePolicy) -> None:
+def form_module_kernels(module: ModuleOp, policy: TilePolicy, splats: Splats) -> None:
     """Kernels and a host schedule for the @main of one (device) module."""
     main = SymbolTable.lookup_symbol(module, "main")
     if not isinstance(main, func.FuncOp) or not main.body.blocks:
@@ -172,8 +174,14 @@ def form_module_kernels(module: ModuleOp, policy: TilePolicy) -> None:
                 f"form-kernels: @main must take and return plain tensors (the device level), "
                 f"found {t}"
             )
+    top = module
+    while isinstance(top.parent_op(), ModuleOp):
+        top = top.parent_op()
+    assert isinstance(top, ModuleOp)
+    if SIGNATURE_ATTR not in top.attributes:  # every level keeps the logical signature
+        top.attributes[SIGNATURE_ATTR] = main.function_type
     with deep_recursion():
-        fusion = analyze(main.body.block, policy)
+        fusion = analyze(main.body.block, policy, splats)
         counter = [0]
         kernels: dict[SSAValue, str] = {}
         for plan in fusion.plans:
@@ -194,8 +202,8 @@ class FormKernels(ModulePass):
 
     name = "form-kernels"
 
-    tile_rows: int = 4
-    tile_cols: int = 16
+    tile_rows: int = 6
+    tile_cols: int = 32
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.tile_rows < 1 or self.tile_cols < 1:
@@ -204,5 +212,6 @@ class FormKernels(ModulePass):
         devices = [
             m for m in op.body.block.ops if isinstance(m, ModuleOp) and DEVICE_ATTR in m.attributes
         ]
+        splats = Splats()
         for m in devices or [op]:
-            form_module_kernels(m, policy)
+            form_module_kernels(m, policy, splats)

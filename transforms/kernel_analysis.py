@@ -42,9 +42,9 @@ from xdsl_multi.transforms.index_maps import Index, Var
 from xdsl_multi.transforms.scalar_graph import (
     Graph,
     SNode,
+    Splats,
     TensorEvaluator,
     Valid,
-    is_splat_constant,
     shape_of,
     walk,
 )
@@ -57,8 +57,8 @@ RECOMPUTE_LIMIT = 4
 class TilePolicy:
     """Register tile of reductions accumulated outside the innermost output loop."""
 
-    rows: int = 4
-    cols: int = 16
+    rows: int = 6
+    cols: int = 32
 
 
 @dataclass
@@ -106,7 +106,7 @@ class Fusion:
 # --------------------------------------------------------------------------------------------
 
 
-def initial_points(body: Block) -> set[SSAValue]:
+def initial_points(body: Block, splats: Splats) -> set[SSAValue]:
     points: set[SSAValue] = set(body.args)
     for op in body.ops:
         if isinstance(op, devidx.RecvOp | tg.ContiguousOp):
@@ -116,7 +116,7 @@ def initial_points(body: Block) -> set[SSAValue]:
         elif (
             isinstance(op, arith.ConstantOp)
             and isinstance(op.result.type, TensorType)
-            and not is_splat_constant(op)
+            and not splats.is_splat_constant(op)
         ):
             points.add(op.result)
     return points
@@ -134,11 +134,14 @@ def computed_roots(body: Block, materialized: set[SSAValue]) -> list[SSAValue]:
     return roots
 
 
-def analyze(body: Block, policy: TilePolicy) -> Fusion:
-    materialized = initial_points(body)
+def analyze(body: Block, policy: TilePolicy, splats: Splats | None = None) -> Fusion:
+    splats = splats or Splats()
+    materialized = initial_points(body, splats)
     required = _required_points(body)
     while True:
-        plans = [plan_kernel(r, materialized, policy) for r in computed_roots(body, materialized)]
+        plans = [
+            plan_kernel(r, materialized, policy, splats) for r in computed_roots(body, materialized)
+        ]
         broadcasts = {p.root for p in plans if p.root not in required and is_broadcast(p)}
         if broadcasts:
             materialized -= broadcasts
@@ -180,9 +183,11 @@ def is_broadcast(plan: KernelPlan) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def plan_kernel(root: SSAValue, materialized: set[SSAValue], policy: TilePolicy) -> KernelPlan:
+def plan_kernel(
+    root: SSAValue, materialized: set[SSAValue], policy: TilePolicy, splats: Splats
+) -> KernelPlan:
     graph = Graph()
-    ev = TensorEvaluator(graph, lambda v: v in materialized)
+    ev = TensorEvaluator(graph, lambda v: v in materialized, splats)
     shape = shape_of(root)
     out_vars = [graph.new_var(0, n - 1, "i") if n > 1 else None for n in shape]
     index = tuple(im.var(v) if v is not None else im.const(0) for v in out_vars)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
@@ -188,8 +188,15 @@ class KernelEmitter:
         (result,) = self.emit_reductions([node], frame)
         return result
 
-    def emit_reductions(self, nodes: list[SNode], frame: Frame) -> list[SSAValue]:
-        """One loop nest over the shared reduced variables of `nodes`, one accumulator each."""
+    def emit_reductions(
+        self, nodes: list[SNode], frame: Frame, tiled: bool = False
+    ) -> list[SSAValue]:
+        """One loop nest over the shared reduced variables of `nodes`, one accumulator each.
+
+        A plain reduction accumulates with `fastmath<reassoc, contract>` (LLVM may vectorize
+        the reduction loop). A tile's float sums accumulate with `math.fma` instead: its
+        accumulators are vectorized across columns (SLP), and an fma chain is no reduction
+        the loop vectorizer would vectorize along the reduced axis (with gathers)."""
         info = nodes[0].reduce
         assert all(n.reduce.vars == info.vars for n in nodes)
         for n in nodes:
@@ -202,25 +209,43 @@ class KernelEmitter:
             loop, inner = self.open_loop(parent, v, v.lo, v.hi + 1, 1, accs)
             loops.append((loop, parent, inner))
             parent, accs = inner, list(inner.block.args[1:])
-        new_accs = []
-        for n, acc in zip(nodes, accs, strict=True):
-            x = self.value(n.operands[0])
-            if len(n.operands) > 1:
-                identity = self.value(self.g.const(n.reduce.identity, n.type))
-                sel = arith.SelectOp(self.value(n.operands[1]), x, identity)
-                parent.insert(sel)
-                x = sel.result
-            props = {"fastmath": REDUCE_FLAGS} if is_float(n.type) else {}
-            combine = n.reduce.combine.create(
-                operands=[acc, x], result_types=[n.type], properties=props
-            )
-            parent.insert(combine)
-            new_accs.append(combine.results[0])
+        new_accs = [
+            self.accumulate(n, acc, parent, tiled) for n, acc in zip(nodes, accs, strict=True)
+        ]
         yields: list[SSAValue] = new_accs
         for loop, outer, inner in reversed(loops):
             self.close_loop(outer, inner, yields)
             yields = list(loop.results)
         return yields
+
+    def accumulate(self, n: SNode, acc: SSAValue, frame: Frame, tiled: bool) -> SSAValue:
+        """acc combined with the reduction's element (its identity where Invalid)."""
+        element = n.operands[0]
+        valid = n.operands[1] if len(n.operands) > 1 else None
+        t = n.type
+        if tiled and n.reduce.kind == "add" and is_float(t):
+            if valid is None and element.kind == "op" and element.payload[0] is arith.MulfOp:
+                a, b = (self.value(o) for o in element.operands)
+            else:
+                a, b = self.value(element), self.value(self.g.const(1.0, t))
+                if valid is not None:
+                    zero = self.value(self.g.const(0.0, t))
+                    sel = arith.SelectOp(self.value(valid), a, zero)
+                    frame.insert(sel)
+                    a = sel.result
+            fma = math.FmaOp(a, b, acc)
+            frame.insert(fma)
+            return fma.results[0]
+        x = self.value(element)
+        if valid is not None:
+            identity = self.value(self.g.const(n.reduce.identity, t))
+            sel = arith.SelectOp(self.value(valid), x, identity)
+            frame.insert(sel)
+            x = sel.result
+        props = {"fastmath": REDUCE_FLAGS} if is_float(t) else {}
+        combine = n.reduce.combine.create(operands=[acc, x], result_types=[t], properties=props)
+        frame.insert(combine)
+        return combine.results[0]
 
     # -- stores ---------------------------------------------------------------------------
 
@@ -303,8 +328,8 @@ class KernelEmitter:
                 if n > 1:
                     shared[(origin, a)] = self.g.new_var(0, n - 1, "r")
         row_segments = _segments(i, rows) if i is not None else [(None, 1)]
-        for ri, tr in row_segments:
-            for cj, tc in _segments(j, plan.tile_cols):
+        for cj, tc in _segments(j, plan.tile_cols):
+            for ri, tr in row_segments:
                 self.emit_tile(stack[-1], i, ri, tr, j, cj, tc, shared)
         self._close_all(stack)
 
@@ -324,14 +349,16 @@ class KernelEmitter:
         frames = [parent]
         mapping: dict[Var, Ix] = {}
         ti = tj = None
-        if i is not None and i_range is not None:
-            ti = g.new_var(i_range[0], i_range[1], "t")
-            _, f = self.open_loop(frames[-1], ti, i_range[0], i_range[1] + 1, rows, [])
-            frames.append(f)
+        # Columns outside rows: one tile column of the reduced operand (a K x cols panel of a
+        # matmul's B) stays in cache while every row tile uses it.
         assert j_range is not None
         tj = g.new_var(j_range[0], j_range[1], "t")
-        _, f = self.open_loop(frames[-1], tj, j_range[0], j_range[1] + 1, cols, [])
+        _, f = self.open_loop(frames[-1], tj, j_range[0], j_range[1] + cols, cols, [])
         frames.append(f)
+        if i is not None and i_range is not None:
+            ti = g.new_var(i_range[0], i_range[1], "t")
+            _, f = self.open_loop(frames[-1], ti, i_range[0], i_range[1] + rows, rows, [])
+            frames.append(f)
         tile_frame = frames[-1]
         ev = plan.evaluator
         saved = dict(ev.shared_vars)
@@ -369,7 +396,7 @@ class KernelEmitter:
                 groups[key].append(n)
         for key in order:
             nodes = groups[key]
-            results = self.emit_reductions(nodes, tile_frame)
+            results = self.emit_reductions(nodes, tile_frame, tiled=True)
             for n, res in zip(nodes, results, strict=True):
                 self.memo[n.id] = (res, tile_frame)
         for index, value, valid in elements:
@@ -399,6 +426,9 @@ def build_kernel(plan: KernelPlan, name: str) -> func.FuncOp:
     inputs = [memref_type(v.type) for v in plan.leaves]
     out_t = memref_type(plan.root.type)
     body = Block(arg_types=[*inputs, out_t])
+    for k, (leaf, arg) in enumerate(zip(plan.leaves, body.args, strict=False)):
+        arg.name_hint = leaf.name_hint or f"in{k}"
+    body.args[-1].name_hint = "out"
     args = dict(zip(plan.leaves, body.args[:-1], strict=True))
     KernelEmitter(plan, body, args, body.args[-1]).emit()
     kernel = func.FuncOp(name, ([*inputs, out_t], []), Region(body))

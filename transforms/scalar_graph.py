@@ -274,7 +274,7 @@ def walk(roots: Iterable[SNode]) -> list[SNode]:
     """Every node reachable from `roots`, operands before users."""
     seen: set[int] = set()
     order: list[SNode] = []
-    stack: list[tuple[SNode, bool]] = [(r, False) for r in roots]
+    stack: list[tuple[SNode, bool]] = [(r, False) for r in reversed(list(roots))]
     while stack:
         node, done = stack.pop()
         if done:
@@ -381,9 +381,12 @@ class TensorEvaluator:
     (their buffers hold no Invalid lanes). `leaves` lists the ones read, in first-use order.
     """
 
-    def __init__(self, graph: Graph, is_leaf: Callable[[SSAValue], bool]) -> None:
+    def __init__(
+        self, graph: Graph, is_leaf: Callable[[SSAValue], bool], splats: Splats | None = None
+    ) -> None:
         self.g = graph
         self.is_leaf = is_leaf
+        self.splats = splats or Splats()
         self.leaves: list[SSAValue] = []
         self.shared_vars: dict[tuple[Operation, int], Var] = {}
         """Reduced axes (reduce op, axis) that take these variables instead of fresh ones, so
@@ -416,7 +419,7 @@ class TensorEvaluator:
         assert isinstance(op, Operation), f"unmaterialized block argument {value}"
         et = element_type(value)
         if isinstance(op, arith.ConstantOp):
-            value = splat_value(op.value)
+            value = self.splats.value(op.value)
             assert value is not None, "non-splat constants are materialized"
             return g.const(value, et), True
         if isinstance(op, devidx.InvalidOp):
@@ -595,10 +598,24 @@ def splat_value(attr: Attribute) -> Any:
     if n == 0:
         return None
     size = len(raw) // n
-    if raw != raw[:size] * n:
+    if raw.count(raw[:size]) != n:  # n disjoint copies fill it exactly: a splat
         return None
     return next(iter(attr.iter_values()))
 
 
-def is_splat_constant(op: Operation) -> bool:
-    return isinstance(op, arith.ConstantOp) and splat_value(op.value) is not None
+class Splats:
+    """Splat values of dense constants, each attribute read once: a large splat is megabytes
+    (xDSL stores every element), and device modules may share their constants' attributes."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[Attribute, Any]] = {}
+
+    def value(self, attr: Attribute) -> Any:
+        hit = self._seen.get(id(attr))
+        if hit is None:
+            hit = (attr, splat_value(attr))
+            self._seen[id(attr)] = hit
+        return hit[1]
+
+    def is_splat_constant(self, op: Operation) -> bool:
+        return isinstance(op, arith.ConstantOp) and self.value(op.value) is not None
