@@ -106,8 +106,15 @@ def device_modules(module: ModuleOp) -> dict[int, ModuleOp]:
 
 def is_kernel_level(module: ModuleOp) -> bool:
     """Device modules whose host schedules take memrefs or call kernels (form-kernels made
-    them): run by kernel_level.py."""
-    for mod in device_modules(module).values():
+    them), or a module without device modules whose @main takes memrefs (form-kernels on a
+    lone @main, one device): run by kernel_level.py."""
+    mods = device_modules(module)
+    if not mods:
+        main = SymbolTable.lookup_symbol(module, "main")
+        return isinstance(main, func.FuncOp) and any(
+            isinstance(t, MemRefType) for t in main.function_type.inputs
+        )
+    for mod in mods.values():
         for op in mod.walk():
             if isinstance(op, func.CallOp) or (
                 isinstance(op, func.FuncOp)
@@ -184,7 +191,7 @@ def run_module(
     messages and computed elements. Raises InterpreterError for every problem of the program
     or the inputs."""
     level = detect_level(module)
-    if level is Level.DEVICE and is_kernel_level(module):
+    if is_kernel_level(module):
         from xdsl_multi.runtime.kernel_level import run_kernel_module
 
         return run_kernel_module(module, inputs, num_devices=num_devices, entry=entry, stats=stats)

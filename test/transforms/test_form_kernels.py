@@ -143,7 +143,7 @@ def run_both(text: str, pipeline: str, seed: int = 0, inputs: list[np.ndarray] |
     want = run_module(before, [a.copy() for a in inputs])
     after = apply(parse(text), pipeline)
     check_contract(after)
-    got = run_kernel_module(after, [a.copy() for a in inputs])
+    got = run_module(after, [a.copy() for a in inputs])
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         assert g.shape == w.shape and g.dtype == w.dtype, (i, g.shape, w.shape, g.dtype, w.dtype)
