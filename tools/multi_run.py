@@ -7,9 +7,8 @@
 
 Inputs and outputs are logical arrays (runtime/placement.py). `threads` (the default) and `mpi`
 lower the module with SPEC's pipeline (run_pipeline.py) and run the compiled runtime
-(runtime/executor.py, runtime/backends/); `interp` is the numpy reference interpreter. Until
-form-kernels exists, a module that needs it runs on interp when no --backend is given
-(docs/decisions.md). Exit codes as multi-opt: 1 for a wrong program, input or command line (one
+(runtime/executor.py, runtime/backends/); `interp` is the numpy reference interpreter. Exit
+codes as multi-opt: 1 for a wrong program, input or command line (one
 `multi-run: error: ...` line, or `FILE:LINE:COL: error: ...` for parse and verifier errors) and
 for a run that fails (naming the device and the step), 2 for an internal error; never a Python
 traceback unless --show-traceback.
@@ -59,14 +58,12 @@ from xdsl_multi.tools.run_pipeline import (
     Progress,
     Timings,
     lower_for_runtime,
-    missing_passes,
-    passes_needed,
 )
 
 TOOL_NAME = "multi-run"
 BACKENDS = ("threads", "mpi", "interp")
 DEFAULT_BACKEND = "threads"
-"""SPEC §6; a module that needs a pass not written yet runs on interp (docs/decisions.md)."""
+"""SPEC §6."""
 DEFAULT_RUNS = 5
 """Steady-state runs timed by --time."""
 PRINT_THRESHOLD = 200
@@ -408,14 +405,7 @@ class MultiRun:
         return 0
 
     def backend_for(self, module: ModuleOp) -> str:
-        """--backend, else threads, else (a pass it needs is not written yet) interp."""
-        if self.args.backend is not None:
-            return self.args.backend
-        try:
-            needed = passes_needed(module)
-        except InterpreterError:
-            return "interp"  # the interpreter reports what is wrong with the module
-        return "interp" if missing_passes(needed) else DEFAULT_BACKEND
+        return self.args.backend or DEFAULT_BACKEND
 
     def compile(self, module: ModuleOp, progress: Progress, **options: object) -> Program:
         """Lower `module` (in place) and compile it for the threads backend."""

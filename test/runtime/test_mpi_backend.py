@@ -7,41 +7,15 @@ is genuinely missing."""
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from kernel_programs import exchange_program
+from mpi_jobs import SUPPORT, mpirun, needs_mpi
 
-SUPPORT = Path(__file__).resolve().parents[1] / "support"
-
-
-def _mpiexec() -> str | None:
-    beside = Path(sys.executable).parent / "mpiexec"
-    return str(beside) if beside.exists() else shutil.which("mpiexec")
-
-
-MPIEXEC = _mpiexec()
-pytestmark = pytest.mark.skipif(
-    MPIEXEC is None or importlib.util.find_spec("mpi4py") is None,
-    reason="mpiexec or mpi4py is not installed (pip install 'xdsl-multi[mpi]')",
-)
-
-
-def mpirun(n: int, *args: object, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    assert MPIEXEC is not None
-    return subprocess.run(
-        [MPIEXEC, "-n", str(n), sys.executable, *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+pytestmark = needs_mpi
 
 
 def multi_run_cmd() -> list[str]:

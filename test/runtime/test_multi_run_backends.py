@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from kernel_programs import exchange_program
 
-from xdsl_multi.passes import get_all_passes
 from xdsl_multi.tools import multi_run as multi_run_module
 from xdsl_multi.tools.result_check import first_mismatch
 
@@ -112,15 +111,10 @@ def test_a_multi_level_program_needs_the_whole_pipeline(tmp_path: Path, run) -> 
         "  %y = arith.addf %x, %x : tensor<4xf32>\n"
         "  func.return %y : tensor<4xf32>\n}\n"
     )
-    if "form-kernels" in get_all_passes():
-        r = ok(run(prog, "--random-inputs", "--check"))
-        assert "check: threads matches interp" in r.stdout
-    else:  # until form-kernels exists: interp by default, an error when asked for threads
-        ok(run(prog, "--random-inputs"))
-        fails(
-            run(prog, "--random-inputs", "--backend", "threads"),
-            "the compiled backends need the pass 'form-kernels', which is not available yet",
-        )
+    r = ok(run(prog, "--random-inputs", "--check", "--time"))
+    assert "check: threads matches interp" in r.stdout
+    for name in ("multi-to-devidx", "devidx-simplify", "specialize-devices", "form-kernels"):
+        assert f"time: {name} " in r.stderr
 
 
 def test_progress_line_for_slow_compiles(

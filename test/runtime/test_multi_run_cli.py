@@ -1,18 +1,21 @@
-"""multi-run with the interp backend, end to end through a subprocess: inputs by name and
+"""multi-run with the interp backend, run in this process: inputs by name and
 position, the npz output, printing, --show-sharding, --check, --time, and every error path
 (exit 1 with one message, never a traceback). The compiled backends: test_multi_run_backends.py
 and test_mpi_backend.py."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
-import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 from interp_ir import func, module, on, shard, t
+
+from xdsl_multi.tools.multi_run import run_multi_run
 
 ST = t([7, 2], enc=shard(3))
 PROGRAM = module(
@@ -29,23 +32,28 @@ PROGRAM = module(
 )
 
 
-def multi_run(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "xdsl_multi.tools.multi_run", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-        check=False,
-    )
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def ok(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
+def multi_run(*args: object) -> Result:
+    """multi-run in this process (no interpreter start-up per call): the exit code and what it
+    wrote. test_multi_run_backends.py runs it end to end as a subprocess too."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run_multi_run([str(a) for a in args])
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def ok(result: Result) -> Result:
     assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
     return result
 
 
-def fails(result: subprocess.CompletedProcess[str], message: str) -> None:
+def fails(result: Result, message: str) -> None:
     assert result.returncode == 1, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
     assert "Traceback" not in result.stderr + result.stdout
     assert message in result.stderr, result.stderr

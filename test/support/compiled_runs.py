@@ -1,0 +1,60 @@
+"""Programs through multi-run's pipeline to the compiled runtime, for the tests that compare
+the compiled backends with the reference interpreter: every example and random programs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from xdsl_multi.dialects import make_context
+from xdsl_multi.runtime.interpreter import run_module
+from xdsl_multi.tools.result_check import first_mismatch
+from xdsl_multi.tools.run_pipeline import Timings, lower_for_runtime
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
+RANDOM_SEEDS = range(12)
+"""Random programs (random_programs.random_program) every compiled backend runs."""
+
+
+def parse(text: str) -> ModuleOp:
+    return Parser(make_context(), text).parse_module()
+
+
+def lowered(text: str) -> ModuleOp:
+    """The module at the llvm level (SPEC's pipeline, as multi-run runs it)."""
+    module = parse(text)
+    lower_for_runtime(module, Timings())
+    return module
+
+
+def device_count(text: str) -> int:
+    from xdsl_multi.runtime.placement import program_devices
+
+    return max(len(program_devices(parse(text))), 1)
+
+
+def corpus() -> list[tuple[str, str, int]]:
+    """(name, text, input seed) of every example and of the random programs."""
+    from random_programs import random_program
+
+    out = [(p.stem, p.read_text(), 0) for p in EXAMPLES]
+    out += [(f"random{seed}", random_program(seed).text, seed) for seed in RANDOM_SEEDS]
+    return out
+
+
+def inputs_for(text: str, seed: int) -> list[np.ndarray]:
+    from random_programs import program_inputs
+
+    return program_inputs(parse(text), seed)
+
+
+def compare_with_interp(
+    text: str, inputs: Sequence[np.ndarray], got: Sequence[np.ndarray], backend: str
+) -> str | None:
+    """None if `got` matches the interpreter's outputs on the multi-level program."""
+    return first_mismatch(list(got), run_module(parse(text), inputs), backend)
