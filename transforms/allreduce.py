@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
-from xdsl_multi.dialects.tg import ContiguousOp, pad_value_attr
+from xdsl_multi.dialects.tg import pad_value_attr
 from xdsl_multi.transforms.spmd_builder import Index, SpmdBuilder
 
 
@@ -79,8 +79,7 @@ class _Chunks:
         self.numel = math.prod(self.shape)
         self.c = -(-self.numel // self.n)
         self.zero = pad_value_attr(0, t.element_type)
-        stored = b.value(ContiguousOp(x))  # an allreduce stores Invalid as 0 (SPEC §4)
-        flat = b.reshape(stored, [self.numel])
+        flat = b.reshape(b.stored(x), [self.numel])  # an allreduce stores Invalid as 0
         total = self.n * self.c
         self.padded = (
             flat

@@ -296,7 +296,7 @@ class _Lowering:
         kind = copy_kind(src_t, dst_t)
         if kind is CopyKind.KEEP_SLICE:  # a copy stores: Invalid lanes become 0
             assert isinstance(dst, ShardAttr)
-            return self.clean(b, b.value(tg.ContiguousOp(x)), dst_t, dst)
+            return self.clean(b, b.stored(x), dst_t, dst)
         if kind is CopyKind.PERMUTE:
             return self.permute_buffers(b, x, src.device_names, dst.device_names)
         if (

@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.multi import local_length
+from xdsl_multi.transforms.value_facts import may_hold_invalid
 
 Index = int | SSAValue
 
@@ -219,6 +220,13 @@ class SpmdBuilder:
         if tuple(shape) == t.get_shape():
             return x
         return self.value(tg.ReshapeOp(x, plain(t, shape)))
+
+    def stored(self, x: SSAValue) -> SSAValue:
+        """x as a materialization would store it (Invalid lanes read 0): x itself when no lane
+        can be Invalid, else `tg.contiguous x` (never a copy of data that cannot hold Invalid)."""
+        if not may_hold_invalid(x):
+            return x
+        return self.value(tg.ContiguousOp(x))
 
     def fetch(self, x: SSAValue, src: Index) -> SSAValue:
         return self.value(devidx.FetchOp(x, self.idx(src)))
