@@ -244,7 +244,7 @@ def enclosing_loops(plan: KernelPlan, node: SNode, owners: dict[Var, SNode]) -> 
         owner = owners.get(v)
         if owner is None:
             continue
-        rvars = owner.reduce.vars
+        rvars = owner.loop_vars
         chain = enclosing_loops(plan, owner, owners) + list(rvars[: rvars.index(v) + 1])
         if len(chain) > len(best):
             best = chain
@@ -253,8 +253,9 @@ def enclosing_loops(plan: KernelPlan, node: SNode, owners: dict[Var, SNode]) -> 
 
 def overcomputed_reductions(plan: KernelPlan) -> set[SSAValue]:
     """Reductions that this kernel would compute more often than they have elements."""
-    reduces = reductions(plan)
-    owners = {v: r for r in reduces for v in r.reduce.vars}
+    nodes = walk(_roots(plan))
+    reduces = [n for n in nodes if n.kind == "reduce"]
+    owners = {v: n for n in nodes for v in n.loop_vars}
     out: set[SSAValue] = set()
     for r in reduces:
         runs = prod(v.extent for v in enclosing_loops(plan, r, owners))

@@ -159,6 +159,8 @@ class KernelEmitter:
             result = self.var_at[node.payload][1]
         elif node.kind == "reduce":
             result = self.emit_reduce(node, frame)
+        elif node.kind == "fill":
+            result = self.emit_fill(node, frame)
         else:
             operands = [self.value(o) for o in node.operands]
             op = self.build(node, operands)
@@ -173,6 +175,8 @@ class KernelEmitter:
         if node.kind == "load":
             leaf, _ = node.payload
             return memref.LoadOp.get(self.args[leaf], operands)
+        if node.kind == "sload":
+            return memref.LoadOp.get(operands[0], operands[1:])
         cls, props = node.payload
         properties = dict(props)
         if cls is arith.MulfOp and node.id in self._feeds_add:
@@ -246,6 +250,24 @@ class KernelEmitter:
         combine = n.reduce.combine.create(operands=[acc, x], result_types=[t], properties=props)
         frame.insert(combine)
         return combine.results[0]
+
+    def emit_fill(self, node: SNode, frame: Frame) -> SSAValue:
+        """A scratch row (allocated once, at the kernel's entry) written by a loop nest at
+        `frame`; its `sload`s read it back."""
+        info = node.payload
+        scratch = memref.AllocaOp.get(node.type, shape=info.shape)
+        self.top.insert(scratch)
+        stack = [frame]
+        for v in info.vars:
+            _, inner = self.open_loop(stack[-1], v, v.lo, v.hi + 1, 1, [])
+            stack.append(inner)
+        x = self.value(node.operands[0])
+        index = [self.value(self.g.var(v)) for v in info.vars]
+        stack[-1].insert(memref.StoreOp.get(x, scratch.memref, index))
+        while len(stack) > 1:
+            inner = stack.pop()
+            self.close_loop(stack[-1], inner, [])
+        return scratch.memref
 
     # -- stores ---------------------------------------------------------------------------
 
@@ -363,6 +385,7 @@ class KernelEmitter:
         ev = plan.evaluator
         saved = dict(ev.shared_vars)
         ev.shared_vars.update(shared)
+        ev.scratch = False  # tile elements differ in rows and columns, not along one row
         elements: list[tuple[tuple[Ix, ...], SNode, Valid]] = []
         for r in range(rows if ti is not None else 1):
             for c in range(cols):
@@ -373,6 +396,7 @@ class KernelEmitter:
                 value, valid = ev.define(plan.root, index)
                 elements.append((index, value, valid))
         ev.shared_vars = saved
+        ev.scratch = True
         # Reductions over the shared variables: one loop nest per reduction op, in dependence
         # order, all tile elements' accumulators together.
         tiled_ops = set(plan.tiled)

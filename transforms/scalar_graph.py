@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from math import prod
 from typing import Any
 
 from xdsl.dialects import arith
@@ -63,15 +64,30 @@ class ReduceInfo:
     origin: Operation
 
 
+@dataclass(frozen=True)
+class FillInfo:
+    """A `fill` node: the kernel writes `value` at index `outer` with its `inner` axes running
+    over `vars` into a scratch buffer of `shape` (memref.alloca), once per value of the outer
+    loops; `sload` nodes read it back."""
+
+    value: SSAValue
+    outer: Index
+    inner: tuple[int, ...]
+    vars: tuple[Var, ...]
+    shape: tuple[int, ...]
+
+
 class SNode:
-    """One scalar of a kernel. `kind` is const, var, load, op or reduce:
+    """One scalar of a kernel. `kind` is const, var, load, op, reduce, fill or sload:
 
     - const: `payload` is the Python value;
     - var: `payload` is the loop `Var`;
     - load: `payload` is (materialized tensor, `Ix` index), `operands` the index nodes;
     - op: `payload` is (op class, properties), `operands` the op's operands;
-    - reduce: `payload` is a `ReduceInfo`, `operands` are (element, validity) or (element,).
-    `fv` are the loop variables the value depends on (a reduce binds its own).
+    - reduce: `payload` is a `ReduceInfo`, `operands` are (element, validity) or (element,);
+    - fill: `payload` is a `FillInfo`, `operands` are (element,): a scratch buffer, written;
+    - sload: `payload` is the `Ix` index into the fill `operands[0]`, `operands[1:]` its nodes.
+    `fv` are the loop variables the value depends on (a reduce or fill binds its own).
     """
 
     __slots__ = ("fv", "id", "kind", "operands", "payload", "type")
@@ -100,6 +116,11 @@ class SNode:
         assert self.kind == "reduce"
         return self.payload
 
+    @property
+    def loop_vars(self) -> tuple[Var, ...]:
+        """The loop variables a reduce or fill node binds (none for other nodes)."""
+        return self.payload.vars if self.kind in ("reduce", "fill") else ()
+
 
 Valid = bool | SNode
 """True/False when decided at build time, else an i1 node."""
@@ -127,7 +148,7 @@ class Graph:
         if node is None:
             if kind == "var":
                 fv = frozenset([payload])
-            elif kind == "reduce":
+            elif kind in ("reduce", "fill"):
                 fv = frozenset().union(*(o.fv for o in operands)) - set(payload.vars)
             else:
                 fv = frozenset().union(*(o.fv for o in operands))
@@ -169,6 +190,14 @@ class Graph:
         operands = (element,) if valid is True else (element, valid)
         key = (info.kind, tuple(v.key for v in info.vars), id(info.origin))
         return self._intern("reduce", t, info, key, operands)
+
+    def fill(self, info: FillInfo, element: SNode) -> SNode:
+        key = (id(info.value), tuple(x.key for x in info.outer), tuple(v.key for v in info.vars))
+        return self._intern("fill", element.type, info, key, (element,))
+
+    def sload(self, fill: SNode, index: Index) -> SNode:
+        key = tuple(x.key for x in index)
+        return self._intern("sload", fill.type, index, key, [fill, *(self.ix(x) for x in index)])
 
     # -- ops ------------------------------------------------------------------------------
 
@@ -338,6 +367,34 @@ def reduce_combine(kind: str, t: Attribute) -> tuple[type[Operation], Any]:
 # From tensors to scalars
 # --------------------------------------------------------------------------------------------
 
+SCRATCH_AFTER = 3
+"""A value computed from a reduction and wanted at this many positions of a row goes to a
+scratch row (twice is recomputed: layernorm's x - mean feeds the variance and the output)."""
+SCRATCH_LIMIT = 16384
+"""Largest scratch row, in elements (it lives on the kernel's stack)."""
+SCRATCH_MIN_COST = 4
+"""Scalar ops per element below which recomputing beats a scratch row's store and load."""
+
+
+def row_cost(x: SNode, row_vars: set[Var]) -> int:
+    """The scalar ops computing `x` that run once per element of a row over `row_vars` (what
+    is hoisted out of the row, loaded or read from scratch costs nothing; a reduction inside
+    the row costs a lot)."""
+    seen: set[int] = set()
+    stack = [x]
+    cost = 0
+    while stack:
+        n = stack.pop()
+        if n.id in seen or not (n.fv & row_vars):
+            continue
+        seen.add(n.id)
+        if n.kind in ("reduce", "fill"):
+            cost += 1000
+        elif n.kind == "op":
+            cost += 1
+            stack.extend(n.operands)
+    return cost
+
 
 _CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
 _CMP_SIGNED = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
@@ -391,8 +448,13 @@ class TensorEvaluator:
         self.shared_vars: dict[tuple[Operation, int], Var] = {}
         """Reduced axes (reduce op, axis) that take these variables instead of fresh ones, so
         that several elements of one reduction can share its loop (register tiles)."""
+        self.scratch = True
+        """Whether values needed at many positions of a row may go to a scratch row."""
         self._memo: dict[tuple, Element] = {}
         self._scalars: dict[SSAValue, SNode] = {}
+        self._seen: dict[SSAValue, list[Index]] = {}
+        self._fills: dict[tuple, SNode | None] = {}
+        self._reduces_above: dict[SSAValue, bool] = {}
 
     def eval(self, value: SSAValue, idx: Index) -> Element:
         """Element `idx` of `value` and its validity."""
@@ -404,8 +466,64 @@ class TensorEvaluator:
                     self.leaves.append(value)
                 hit = self.g.load(value, idx), True
             else:
-                hit = self.define(value, idx)
+                hit = self._from_scratch(value, idx) or self.define(value, idx)
             self._memo[key] = hit
+        return hit
+
+    # -- scratch rows -----------------------------------------------------------------------
+
+    def _from_scratch(self, value: SSAValue, idx: Index) -> Element | None:
+        """A value wanted at a third position along some axes (a chain of row reductions, each
+        reading the previous normalized row: BENCH C1) is written once into a scratch row and
+        read back, instead of being recomputed at every position: the kernel stays linear in
+        the chain's length."""
+        seen = self._seen.setdefault(value, [])
+        keys = [x.key for x in idx]
+        if not self.scratch or any([x.key for x in s] == keys for s in seen):
+            return None
+        seen.append(idx)
+        if len(seen) < SCRATCH_AFTER or not self._has_reduce_above(value):
+            return None
+        inner = tuple(a for a in range(len(idx)) if any(s[a].key != idx[a].key for s in seen[:-1]))
+        shape = tuple(shape_of(value)[a] for a in inner)
+        if not inner or prod(shape) > SCRATCH_LIMIT:
+            return None
+        outer = tuple(im.const(0) if a in inner else x for a, x in enumerate(idx))
+        fkey = (value, tuple(x.key for x in outer))
+        if fkey not in self._fills:
+            vars_ = tuple(self.g.new_var(0, n - 1, "s") for n in shape)
+            full = list(outer)
+            for a, v in zip(inner, vars_, strict=True):
+                full[a] = im.var(v)
+            x, valid = self.define(value, tuple(full))
+            worth = valid is True and row_cost(x, set(vars_)) >= SCRATCH_MIN_COST
+            info = FillInfo(value, outer, inner, vars_, shape)
+            self._fills[fkey] = self.g.fill(info, x) if worth else None
+        fill = self._fills[fkey]
+        if fill is None:
+            return None
+        info = fill.payload
+        if any(idx[a].key != x.key for a, x in enumerate(info.outer) if a not in info.inner):
+            return None
+        return self.g.sload(fill, tuple(idx[a] for a in info.inner)), True
+
+    def _has_reduce_above(self, value: SSAValue) -> bool:
+        """Whether a tg.reduce computes part of `value` inside this kernel."""
+        hit = self._reduces_above.get(value)
+        if hit is None:
+            op = value.owner
+            hit = (
+                not self.is_leaf(value)
+                and isinstance(op, Operation)
+                and (
+                    isinstance(op, tg.ReduceOp)
+                    or any(
+                        isinstance(o.type, TensorType) and self._has_reduce_above(o)
+                        for o in op.operands
+                    )
+                )
+            )
+            self._reduces_above[value] = hit
         return hit
 
     def _shared_key(self) -> tuple:

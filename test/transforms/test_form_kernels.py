@@ -40,7 +40,7 @@ LOWER = "multi-to-devidx,devidx-simplify,specialize-devices"
 RTOL = ATOL = 1e-5
 
 
-def load_bench_cases():
+def load_bench_module():
     spec = importlib.util.spec_from_file_location(
         "bench_programs_for_kernels", ROOT / "test" / "test_bench_programs.py"
     )
@@ -48,10 +48,11 @@ def load_bench_cases():
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
-    return module.SCALED
+    return module
 
 
-SCALED = load_bench_cases()
+BENCH = load_bench_module()
+SCALED = BENCH.SCALED
 
 
 def parse(text: str) -> ModuleOp:
@@ -571,6 +572,20 @@ def test_materialized_reductions_get_their_own_kernels() -> None:
     assert len(kernels_of(m)) == 2
     m = apply(parse(OP_CASES["matmul-chain"]), "form-kernels")
     assert len(kernels_of(m)) == 2
+
+
+def test_chain_of_row_reductions_stays_linear() -> None:
+    """BENCH C1 (x = relu(x*1.01+0.5); x = x - mean(x) repeated): one kernel per device whose
+    size grows linearly with the chain (rows needed at many positions go to scratch rows),
+    and the results still match."""
+    sizes = {}
+    for iters in (6, 12):
+        text = BENCH.load_gen_c1().c1_program(8, iters, 2)
+        module = run_both(text, LOWER + ",form-kernels", seed=iters)
+        (k0, _) = kernels_of(module)
+        sizes[iters] = sum(1 for _ in k0.body.walk())
+        assert any(isinstance(op, memref.AllocaOp) for op in k0.body.walk())
+    assert sizes[12] < 2.3 * sizes[6], sizes
 
 
 def test_broadcast_contiguous_is_not_written_out() -> None:
