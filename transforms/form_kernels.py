@@ -202,7 +202,7 @@ class FormKernels(ModulePass):
 
     name = "form-kernels"
 
-    tile_rows: int = 6
+    tile_rows: int = 8
     tile_cols: int = 32
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

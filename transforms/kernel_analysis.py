@@ -57,7 +57,7 @@ RECOMPUTE_LIMIT = 4
 class TilePolicy:
     """Register tile of reductions accumulated outside the innermost output loop."""
 
-    rows: int = 6
+    rows: int = 8
     cols: int = 32
 
 
