@@ -1,8 +1,10 @@
 """The `threads` backend: one thread per device, in this process.
 
-Each device has a worker thread that lives as long as the program (so a steady-state run
-starts no thread), pinned to its own core when there are at least as many cores as devices
-(BENCH.md: unpinned threads sometimes share a core). Kernels called through ctypes release
+Device 0 runs on the calling thread and every other device on a worker thread that lives as
+long as the program (so a steady-state run starts no thread and hands work to N - 1 threads:
+a hand-over between cores costs tens of microseconds). Each device runs pinned to its own core
+when there are at least as many cores as devices (BENCH.md: unpinned threads sometimes share a
+core); the calling thread only while it runs device 0. Kernels called through ctypes release
 the GIL, so devices compute in parallel.
 
 A send hands the array itself to the receiver's mailbox (no copy): the schedule's copy
@@ -18,13 +20,15 @@ unusable (its thread cannot be interrupted), and the run says so.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import queue
 import threading
 import time
 import weakref
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -146,9 +150,10 @@ class ThreadsBackend:
         self._lock = threading.Lock()
 
     def _start(self) -> None:
-        if self._jobs:
+        """Start the workers of devices 1..N-1 (device 0 runs on the calling thread)."""
+        if self._jobs or len(self.runners) < 2:
             return
-        for d, core in enumerate(self.cores):
+        for d, core in enumerate(self.cores[1:], start=1):
             jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
             threading.Thread(
                 target=_worker, args=(jobs, core), name=f"xdsl-multi-device-{d}", daemon=True
@@ -174,25 +179,26 @@ class ThreadsBackend:
         boxes = [_Mailbox() for _ in range(n)]
         done: queue.SimpleQueue[tuple[int, object]] = queue.SimpleQueue()
 
-        def job(runner: DeviceRunner, args: Sequence[LocalValue]) -> Callable[[], None]:
+        def stop_everyone() -> None:
+            abort.set()
+            for box in boxes:
+                with box.cond:
+                    box.cond.notify_all()
+
+        def run_device(runner: DeviceRunner) -> None:
             transport = _ThreadTransport(runner.device, boxes, abort, self.recv_timeout)
+            try:
+                outcome: object = runner.run(placed[runner.device], transport, abort)
+            except BaseException as e:  # noqa: BLE001 - reported to the caller
+                outcome = e
+                if not isinstance(e, Aborted):
+                    stop_everyone()
+            done.put((runner.device, outcome))
 
-            def run_device() -> None:
-                try:
-                    outcome: object = runner.run(args, transport, abort)
-                except BaseException as e:  # noqa: BLE001 - reported to the caller
-                    outcome = e
-                    if not isinstance(e, Aborted):
-                        abort.set()
-                        for box in boxes:
-                            with box.cond:
-                                box.cond.notify_all()
-                done.put((runner.device, outcome))
-
-            return run_device
-
-        for runner, jobs in zip(self.runners, self._jobs, strict=True):
-            jobs.put(job(runner, placed[runner.device]))
+        for runner, jobs in zip(self.runners[1:], self._jobs, strict=True):
+            jobs.put(functools.partial(run_device, runner))
+        with _pinned(self.cores[0]):  # device 0 on this thread: one hand-over fewer per run
+            run_device(self.runners[0])
         results: list[list[LocalValue] | None] = [None] * n
         failure: BaseException | None = None
         pending = set(range(n))
@@ -217,10 +223,7 @@ class ThreadsBackend:
                 else:
                     results[device] = outcome  # type: ignore[assignment]
         except BaseException:
-            abort.set()
-            for box in boxes:
-                with box.cond:
-                    box.cond.notify_all()
+            stop_everyone()
             raise
         if failure is not None:
             if isinstance(failure, ExecutionError):
@@ -232,7 +235,27 @@ class ThreadsBackend:
                         f"{failure.reason} ({self._broken})",
                     ) from failure
                 raise failure
+            if not isinstance(failure, Exception):
+                raise failure  # KeyboardInterrupt, SystemExit: the others were stopped
             raise RuntimeError(
-                f"a device thread failed outside a step: {describe_exception(failure)}"
+                f"a device failed outside a step: {describe_exception(failure)}"
             ) from failure
         return results  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def _pinned(core: int | None) -> Iterator[None]:
+    """Run the calling thread on `core` for a while, then give back its affinity."""
+    if core is None:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {core})
+    except OSError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
