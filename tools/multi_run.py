@@ -373,6 +373,8 @@ class MultiRun:
         self.args = build_parser().parse_args(list(argv))
         self.source: SourceFile | None = None
         self.timings = Timings()
+        self.peak_bytes: list[int] | None = None
+        """Per device, the most bytes its schedule has live at once (compiled backends)."""
 
     def run(self) -> int:
         args = self.args
@@ -422,6 +424,7 @@ class MultiRun:
     def run_threads(self, module: ModuleOp, inputs: list[np.ndarray]) -> list[np.ndarray]:
         with Progress(TOOL_NAME, self.args.file) as progress:
             program = self.compile(module, progress)
+        self.peak_bytes = program.peak_bytes
         with program:
             try:
                 placed = program.place(inputs)
@@ -469,6 +472,9 @@ class MultiRun:
                 sys.stdout.write(f"check: {backend} matches interp ({len(expected)} results)\n")
         if args.time:
             sys.stderr.write(self.timings.format())
+            if self.peak_bytes is not None:
+                peaks = ", ".join(f"device {d} {b} B" for d, b in enumerate(self.peak_bytes))
+                sys.stderr.write(f"memory: peak live buffers: {peaks}\n")
 
 
 def run_interp(

@@ -131,6 +131,7 @@ def run_mpi(
     start = time.perf_counter()
     local = program.run_local(local_args)
     outputs = program.gather(local)
+    peaks = comm.gather(program.peak_bytes, root=0)
     first = time.perf_counter() - start
     steady = []
     if args.time:
@@ -146,6 +147,7 @@ def run_mpi(
     tool.timings.add("first run (with scatter and gather)", first)
     if steady:
         tool.add_steady(steady)
+    tool.peak_bytes = peaks
     tool.finish(outputs, sig, "mpi", reference, given[0])
     return 0
 

@@ -45,6 +45,7 @@ def test_mpi_gives_the_results_of_threads(tmp_path: Path, n: int) -> None:
     assert "check: mpi matches interp (2 results)" in r.stdout
     assert "time: first run (with scatter and gather)" in r.stderr
     assert "time: steady run min (5 runs)" in r.stderr
+    assert "memory: peak live buffers: device 0 " in r.stderr
     from xdsl_multi.tools.multi_run import run_multi_run
 
     assert run_multi_run([*map(str, common), "--output", str(tmp_path / "threads.npz")]) == 0

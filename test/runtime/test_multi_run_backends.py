@@ -90,6 +90,7 @@ def test_threads_is_the_default_and_checks_against_interp(files: dict[str, Path]
     for line in ("parse", "convert-to-llvm", "codegen", "first run", "steady run min (5 runs)"):
         assert f"time: {line}" in r.stderr, r.stderr
     assert "steady run median (5 runs)" in r.stderr
+    assert "memory: peak live buffers: device 0 32 B, device 1 32 B" in r.stderr
     with np.load(out) as saved:
         for j, want in enumerate(expected(np.load(files["x"]), np.load(files["y"]), 2)):
             np.testing.assert_array_equal(saved[f"result{j}"], want)
