@@ -201,11 +201,12 @@ def bind_kernels(schedule: DeviceSchedule, library: KernelLibrary) -> dict[str, 
     return kernels
 
 
-def default_library(module: ModuleOp) -> KernelLibrary:
-    """The JIT for an llvm-level module (kernels are `llvm.func`), else the reference
-    interpreter's kernels (kernel_level.py: slow, but no compiler needed)."""
+def default_library(module: ModuleOp, devices: Sequence[int] | None = None) -> KernelLibrary:
+    """The JIT for an llvm-level module (kernels are `llvm.func`; only those of `devices` if
+    given), else the reference interpreter's kernels (kernel_level.py: slow, but no compiler
+    needed)."""
     if any(isinstance(op, llvm.FuncOp) and op.body.blocks for op in module.walk()):
-        return JitKernels(module)
+        return JitKernels(module, devices)
     from xdsl_multi.runtime.kernel_level import ReferenceKernels
 
     return ReferenceKernels(module)
@@ -307,7 +308,7 @@ def compile_runners(
     schedules = compile_schedules(module, backend, entry)
     info.check_schedules(schedules)
     wanted = range(len(schedules)) if devices is None else devices
-    library = library or default_library(module)
+    library = library or default_library(module, devices)
     runners = {d: DeviceRunner(schedules[d], bind_kernels(schedules[d], library)) for d in wanted}
     return info, schedules, runners
 

@@ -104,13 +104,23 @@ def llvm_kernel_names(module: ModuleOp) -> dict[tuple[int, str], str]:
 
 class JitKernels:
     """The kernels of an llvm-level module, compiled by lowering/jit.py (identical kernels
-    once), called through ctypes. `cache` is a `jit.KernelCache` to share between programs."""
+    once), called through ctypes: every device's, or only those of `devices` (an MPI rank
+    compiles its own). `cache` is a `jit.KernelCache` to share between programs."""
 
-    def __init__(self, module: ModuleOp, cache: object = None) -> None:
+    def __init__(
+        self, module: ModuleOp, devices: Sequence[int] | None = None, cache: object = None
+    ) -> None:
         from xdsl_multi.lowering import jit  # the JIT is only needed by compiled runs
+        from xdsl_multi.runtime.interpreter import device_modules
 
-        self._compiled = jit.compile_kernels(module, cache)  # type: ignore[arg-type]
         self._names = llvm_kernel_names(module)
+        if devices is not None:
+            module = module.clone()
+            for device, mod in device_modules(module).items():
+                if device not in devices:
+                    mod.detach()
+                    mod.erase()
+        self._compiled = jit.compile_kernels(module, cache)  # type: ignore[arg-type]
 
     def kernel(self, device: int, name: str) -> Kernel:
         symbol = self._names.get((device, name), f"device{device}_{name}")
