@@ -34,7 +34,7 @@ from math import prod
 
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms import index_maps as im
@@ -148,12 +148,58 @@ def analyze(body: Block, policy: TilePolicy, splats: Splats | None = None) -> Fu
             continue
         extra: set[SSAValue] = set()
         for p in plans:
-            extra |= overcomputed_reductions(p)
+            for r in overcomputed_reductions(p):
+                point = materialization_point(r, materialized, splats)
+                extra.add(r if point in materialized else point)
         if not extra:
             extra = shared_reductions(plans)
         if not extra:
             return Fusion(materialized, plans)
         materialized |= extra
+
+
+def materialization_point(r: SSAValue, materialized: set[SSAValue], splats: Splats) -> SSAValue:
+    """Where to store a reduction that cannot be fused: after the elementwise and movement
+    ops that only it feeds (a matmul's relu, the reshapes before the next matmul's expand),
+    as long as that is no bigger and has no Invalid lane, so its users do not recompute them."""
+    size = prod(shape_of(r))
+    best = v = r
+    while len(uses := list(v.uses)) == 1:
+        op = uses[0].operation
+        if not _fusable_step(op, v, splats) or op.results[0] in materialized:
+            break
+        v = op.results[0]
+        if prod(shape_of(v)) <= size and _valid_everywhere(v, materialized, splats):
+            best = v
+    return best
+
+
+_MOVEMENT = (tg.ReshapeOp, tg.PermuteOp, tg.PadOp, tg.ShrinkOp, tg.FlipOp)
+
+
+def _fusable_step(op: Operation, v: SSAValue, splats: Splats) -> bool:
+    """A movement op that does not broadcast, or an elementwise op whose other tensor operands
+    are splat constants."""
+    if isinstance(op, _MOVEMENT):
+        return len(op.results) == 1
+    if not (op.dialect_name() in ("arith", "math") or isinstance(op, tg.CmpOp | tg.CastOp)):
+        return False
+    if len(op.results) != 1 or not isinstance(op.results[0].type, TensorType):
+        return False
+    return all(
+        o is v or splats.is_splat_constant(o.owner)  # type: ignore[arg-type]
+        for o in op.operands
+        if isinstance(o.type, TensorType)
+    )
+
+
+def _valid_everywhere(v: SSAValue, materialized: set[SSAValue], splats: Splats) -> bool:
+    graph = Graph()
+    ev = TensorEvaluator(graph, lambda x: x in materialized, splats)
+    index = tuple(
+        im.var(graph.new_var(0, n - 1, "i")) if n > 1 else im.const(0) for n in shape_of(v)
+    )
+    return ev.define(v, index)[1] is True
 
 
 def _required_points(body: Block) -> set[SSAValue]:

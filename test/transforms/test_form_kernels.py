@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects import func, math, memref, scf
+from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, NoneAttr
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
@@ -572,6 +572,16 @@ def test_materialized_reductions_get_their_own_kernels() -> None:
     assert len(kernels_of(m)) == 2
     m = apply(parse(OP_CASES["matmul-chain"]), "form-kernels")
     assert len(kernels_of(m)) == 2
+
+
+def test_matmul_epilogue_is_stored_with_its_matmul() -> None:
+    """Megatron's relu(x @ W1) @ W2: the first matmul's kernel applies the relu and stores the
+    result the second one reads, instead of every tile of the second recomputing it."""
+    case = next(c for c in SCALED if c.id == "w5_megatron_mlp")
+    module = apply(parse(case.text()), LOWER + ",form-kernels")
+    first, second = kernels_of(module)[:2]
+    assert any(isinstance(op, arith.MaximumfOp) for op in first.body.walk())
+    assert not any(isinstance(op, arith.MaximumfOp) for op in second.body.walk())
 
 
 def test_chain_of_row_reductions_stays_linear() -> None:
