@@ -25,7 +25,7 @@ builtin.module @device_0 attributes {devidx.device = 0 : i64} {
 ```
 
 The pieces: kernel_analysis.py decides what is materialized and how each kernel loops,
-scalar_graph.py and index_maps.py say what one element is, kernel_codegen.py writes the loops.
+scalar_graph.py, tensor_elements.py and index_maps.py say what one element is, kernel_codegen.py writes the loops.
 Here: the host schedule. It follows @main's op order: each materialized value's kernel runs where
 the value was defined, sends and receives keep their order (so the devices still meet their
 messages in one global order), and each buffer is freed after its last use. A result that is an
@@ -54,7 +54,7 @@ from xdsl.utils.exceptions import PassFailedException
 from xdsl_multi.dialects import devidx
 from xdsl_multi.transforms.kernel_analysis import Fusion, TilePolicy, analyze
 from xdsl_multi.transforms.kernel_codegen import build_kernel, memref_type
-from xdsl_multi.transforms.scalar_graph import Splats
+from xdsl_multi.transforms.tensor_elements import Splats
 
 DEVICE_ATTR = "devidx.device"
 SIGNATURE_ATTR = "multi.signature"

@@ -60,7 +60,7 @@ def memref_type(t: Attribute) -> MemRefType:
     return MemRefType(t.element_type, t.get_shape())
 
 
-def constant_attr(value: object, t: Attribute) -> Attribute:
+def constant_attr(value: object, t: Attribute) -> IntegerAttr | FloatAttr:
     if is_float(t):
         return FloatAttr(float(value), t)  # type: ignore[arg-type]
     if is_bool(t):
@@ -95,7 +95,7 @@ class KernelEmitter:
 
     def __init__(
         self, plan: KernelPlan, body: Block, args: dict[SSAValue, SSAValue], out: SSAValue
-    ):
+    ) -> None:
         self.plan = plan
         self.g = plan.graph
         self.args = args
@@ -453,7 +453,7 @@ def build_kernel(plan: KernelPlan, name: str) -> func.FuncOp:
     for k, (leaf, arg) in enumerate(zip(plan.leaves, body.args, strict=False)):
         arg.name_hint = leaf.name_hint or f"in{k}"
     body.args[-1].name_hint = "out"
-    args = dict(zip(plan.leaves, body.args[:-1], strict=True))
+    args: dict[SSAValue, SSAValue] = dict(zip(plan.leaves, body.args[:-1], strict=True))
     KernelEmitter(plan, body, args, body.args[-1]).emit()
     kernel = func.FuncOp(name, ([*inputs, out_t], []), Region(body))
     kernel.attributes[KERNEL_ATTR] = UnitAttr()

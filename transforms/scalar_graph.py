@@ -1,17 +1,14 @@
 """The scalar expression graph of `form-kernels`: what one element of a fused value is, as a DAG of
-scalar nodes over loop variables, with its validity (SPEC §4 Invalid).
+scalar nodes over loop variables (tensor_elements.py builds it from the tensor program,
+kernel_codegen.py emits it).
 
-`TensorEvaluator.eval(value, index)` follows a device-level tensor value back through its
-producers down to materialized values (`Load`s of their buffers) and returns two nodes: the
-element's value and its validity. Movement ops only transform the index (index_maps.py);
-elementwise ops become the same `arith`/`math` op on scalars; `tg.reduce` becomes a `reduce`
-node that binds fresh loop variables for its reduced axes.
+Kinds of node: constants, loop variables, loads of materialized buffers, scalar `arith`/`math`
+ops, reductions (`reduce`, binding loop variables of their own), scratch rows (`fill`, also
+binding variables) and their loads (`sload`). Index expressions (index_maps.py) become
+`index` arithmetic nodes; bounds checks become `i1` nodes.
 
-Validity is a Python bool (decided when the kernel is built) or an `i1` node computed from
-bounds checks: True unless an invalid pad or `devidx.invalid` is involved. An elementwise op is
-valid where all operands are (rule 1) and nothing is computed when one is never valid; `where`
-and `select` take the chosen side's validity; a reduction reads an Invalid lane as its
-identity (rule 2) and is always valid; a pad with a value is valid in its padding (rule 4).
+Validity (SPEC §4 Invalid) is a Python bool when the kernel's build decides it, else an `i1`
+node: `Valid`.
 
 Nodes are interned: building the same node twice gives the same object, so a kernel computes
 each distinct scalar once (at the outermost loop where its variables are bound, see
@@ -20,18 +17,15 @@ kernel_codegen.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from math import prod
 from typing import Any
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
-    DenseIntOrFPElementsAttr,
     Float16Type,
-    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -41,12 +35,9 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.utils.exceptions import PassFailedException
 
-from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms import index_maps as im
 from xdsl_multi.transforms.index_maps import InBounds, Index, Ix, Var
-from xdsl_multi.transforms.value_facts import int_constant
 
 # --------------------------------------------------------------------------------------------
 # Nodes
@@ -361,379 +352,3 @@ def reduce_combine(kind: str, t: Attribute) -> tuple[type[Operation], Any]:
         {"add": arith.AddiOp, "mul": arith.MuliOp, "max": arith.MaxSIOp}[kind],
         {"add": 0, "mul": 1, "max": -(2 ** (w - 1))}[kind],
     )
-
-
-# --------------------------------------------------------------------------------------------
-# From tensors to scalars
-# --------------------------------------------------------------------------------------------
-
-SCRATCH_AFTER = 3
-"""A value computed from a reduction and wanted at this many positions of a row goes to a
-scratch row (twice is recomputed: layernorm's x - mean feeds the variance and the output)."""
-SCRATCH_LIMIT = 16384
-"""Largest scratch row, in elements (it lives on the kernel's stack)."""
-SCRATCH_MIN_COST = 4
-"""Scalar ops per element below which recomputing beats a scratch row's store and load."""
-
-
-def row_cost(x: SNode, row_vars: set[Var]) -> int:
-    """The scalar ops computing `x` that run once per element of a row over `row_vars` (what
-    is hoisted out of the row, loaded or read from scratch costs nothing; a reduction inside
-    the row costs a lot)."""
-    seen: set[int] = set()
-    stack = [x]
-    cost = 0
-    while stack:
-        n = stack.pop()
-        if n.id in seen or not (n.fv & row_vars):
-            continue
-        seen.add(n.id)
-        if n.kind in ("reduce", "fill"):
-            cost += 1000
-        elif n.kind == "op":
-            cost += 1
-            stack.extend(n.operands)
-    return cost
-
-
-_CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
-_CMP_SIGNED = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
-_CMP_BOOL = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq", "ne": "ne"}
-
-Element = tuple[SNode, Valid]
-
-
-def static_bounds(op: tg.PadOp | tg.ShrinkOp) -> list[tuple[int, int]]:
-    """The op's bounds as integers: SSA bounds must be constants by the device level."""
-    out = []
-    for lo, hi in op.bounds:
-        pair = []
-        for b in (lo, hi):
-            v = b if isinstance(b, int) else int_constant(b)
-            if v is None:
-                raise PassFailedException(
-                    f"form-kernels: {op.name} has a bound that is not a constant at the device "
-                    "level"
-                )
-            pair.append(v)
-        out.append((pair[0], pair[1]))
-    return out
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    t = value.type
-    assert isinstance(t, TensorType)
-    return tuple(t.get_shape())
-
-
-def element_type(value: SSAValue) -> Attribute:
-    t = value.type
-    return t.element_type if isinstance(t, TensorType) else t
-
-
-class TensorEvaluator:
-    """Builds the scalar element of device-level tensor values at symbolic indices.
-
-    `is_leaf(value)` says which tensors are materialized: those are read with `load` nodes
-    (their buffers hold no Invalid lanes). `leaves` lists the ones read, in first-use order.
-    """
-
-    def __init__(
-        self, graph: Graph, is_leaf: Callable[[SSAValue], bool], splats: Splats | None = None
-    ) -> None:
-        self.g = graph
-        self.is_leaf = is_leaf
-        self.splats = splats or Splats()
-        self.leaves: list[SSAValue] = []
-        self.shared_vars: dict[tuple[Operation, int], Var] = {}
-        """Reduced axes (reduce op, axis) that take these variables instead of fresh ones, so
-        that several elements of one reduction can share its loop (register tiles)."""
-        self.scratch = True
-        """Whether values needed at many positions of a row may go to a scratch row."""
-        self._memo: dict[tuple, Element] = {}
-        self._scalars: dict[SSAValue, SNode] = {}
-        self._seen: dict[SSAValue, list[Index]] = {}
-        self._fills: dict[tuple, SNode | None] = {}
-        self._reduces_above: dict[SSAValue, bool] = {}
-
-    def eval(self, value: SSAValue, idx: Index) -> Element:
-        """Element `idx` of `value` and its validity."""
-        key = (value, tuple(x.key for x in idx), self._shared_key())
-        hit = self._memo.get(key)
-        if hit is None:
-            if self.is_leaf(value):
-                if value not in self.leaves:
-                    self.leaves.append(value)
-                hit = self.g.load(value, idx), True
-            else:
-                hit = self._from_scratch(value, idx) or self.define(value, idx)
-            self._memo[key] = hit
-        return hit
-
-    # -- scratch rows -----------------------------------------------------------------------
-
-    def _from_scratch(self, value: SSAValue, idx: Index) -> Element | None:
-        """A value wanted at a third position along some axes (a chain of row reductions, each
-        reading the previous normalized row: BENCH C1) is written once into a scratch row and
-        read back, instead of being recomputed at every position: the kernel stays linear in
-        the chain's length."""
-        seen = self._seen.setdefault(value, [])
-        keys = [x.key for x in idx]
-        if not self.scratch or any([x.key for x in s] == keys for s in seen):
-            return None
-        seen.append(idx)
-        if len(seen) < SCRATCH_AFTER or not self._has_reduce_above(value):
-            return None
-        inner = tuple(a for a in range(len(idx)) if any(s[a].key != idx[a].key for s in seen[:-1]))
-        shape = tuple(shape_of(value)[a] for a in inner)
-        if not inner or prod(shape) > SCRATCH_LIMIT:
-            return None
-        outer = tuple(im.const(0) if a in inner else x for a, x in enumerate(idx))
-        fkey = (value, tuple(x.key for x in outer))
-        if fkey not in self._fills:
-            vars_ = tuple(self.g.new_var(0, n - 1, "s") for n in shape)
-            full = list(outer)
-            for a, v in zip(inner, vars_, strict=True):
-                full[a] = im.var(v)
-            x, valid = self.define(value, tuple(full))
-            worth = valid is True and row_cost(x, set(vars_)) >= SCRATCH_MIN_COST
-            info = FillInfo(value, outer, inner, vars_, shape)
-            self._fills[fkey] = self.g.fill(info, x) if worth else None
-        fill = self._fills[fkey]
-        if fill is None:
-            return None
-        info = fill.payload
-        if any(idx[a].key != x.key for a, x in enumerate(info.outer) if a not in info.inner):
-            return None
-        return self.g.sload(fill, tuple(idx[a] for a in info.inner)), True
-
-    def _has_reduce_above(self, value: SSAValue) -> bool:
-        """Whether a tg.reduce computes part of `value` inside this kernel."""
-        hit = self._reduces_above.get(value)
-        if hit is None:
-            op = value.owner
-            hit = (
-                not self.is_leaf(value)
-                and isinstance(op, Operation)
-                and (
-                    isinstance(op, tg.ReduceOp)
-                    or any(
-                        isinstance(o.type, TensorType) and self._has_reduce_above(o)
-                        for o in op.operands
-                    )
-                )
-            )
-            self._reduces_above[value] = hit
-        return hit
-
-    def _shared_key(self) -> tuple:
-        return tuple(sorted((id(op), a, v.id) for (op, a), v in self.shared_vars.items()))
-
-    def define(self, value: SSAValue, idx: Index) -> Element:
-        """Element `idx` of `value` computed from its defining op (even if `value` is itself
-        materialized: this is how its kernel computes it)."""
-        g = self.g
-        op = value.owner
-        assert isinstance(op, Operation), f"unmaterialized block argument {value}"
-        et = element_type(value)
-        if isinstance(op, arith.ConstantOp):
-            value = self.splats.value(op.value)
-            assert value is not None, "non-splat constants are materialized"
-            return g.const(value, et), True
-        if isinstance(op, devidx.InvalidOp):
-            return g.const(zero_of(et), et), False
-        if isinstance(op, tg.ContiguousOp):  # stored: Invalid reads back as 0 (rule 3)
-            x, xv = self.eval(op.source, idx)
-            if xv is True:
-                return x, True
-            zero = g.const(zero_of(et), et)
-            return (zero if xv is False else g.select(xv, x, zero)), True
-        if isinstance(op, tg.ReshapeOp):
-            return self.eval(op.source, im.reshape_map(idx, shape_of(op.source), shape_of(value)))
-        if isinstance(op, tg.PermuteOp):
-            return self.eval(op.source, im.permute_map(idx, op.order_list))
-        if isinstance(op, tg.ExpandOp):
-            return self.eval(op.source, im.expand_map(idx, shape_of(op.source), shape_of(value)))
-        if isinstance(op, tg.ShrinkOp):
-            lows = [lo for lo, _ in static_bounds(op)]
-            return self.eval(op.source, im.shrink_map(idx, lows))
-        if isinstance(op, tg.FlipOp):
-            return self.eval(op.source, im.flip_map(idx, shape_of(value), op.axes_list))
-        if isinstance(op, tg.PadOp):
-            return self._pad(op, idx)
-        if isinstance(op, tg.ReduceOp):
-            return self._reduce(op, idx)
-        if isinstance(op, tg.WhereOp):
-            c, cv = self.eval(op.operands[0], idx)
-            t, tv = self.eval(op.operands[1], idx)
-            f, fv = self.eval(op.operands[2], idx)
-            return g.select(c, t, f), g.all_of(cv, g.choose(c, tv, fv))
-        if isinstance(op, arith.SelectOp):
-            c = self.scalar(op.cond)
-            t, tv = self.eval(op.lhs, idx)
-            f, fv = self.eval(op.rhs, idx)
-            return g.select(c, t, f), g.choose(c, tv, fv)
-        if isinstance(op, tg.CmpOp):
-            return self._elementwise(op, idx, lambda a: self._cmp(op, a))
-        if isinstance(op, tg.CastOp):
-            return self._elementwise(op, idx, lambda a: self._cast(a[0], et))
-        if op.dialect_name() in ("arith", "math") and all(
-            isinstance(o.type, TensorType) for o in op.operands
-        ):
-            props = dict(op.properties)
-            return self._elementwise(op, idx, lambda a: g.op(type(op), a, et, props))
-        raise PassFailedException(f"form-kernels: cannot fuse {op.name} at the device level")
-
-    def _elementwise(
-        self, op: Operation, idx: Index, build: Callable[[list[SNode]], SNode]
-    ) -> Element:
-        parts = [self.eval(o, idx) for o in op.operands]
-        valid = self.g.all_of(*(v for _, v in parts))
-        if valid is False:  # nothing is computed for a lane that is never valid
-            et = element_type(op.results[0])
-            return self.g.const(zero_of(et), et), False
-        return build([x for x, _ in parts]), valid
-
-    def _pad(self, op: tg.PadOp, idx: Index) -> Element:
-        g = self.g
-        lows = [lo for lo, _ in static_bounds(op)]
-        src_idx, checks = im.pad_map(idx, shape_of(op.source), lows)
-        inside = g.all_of(*(g.check(c) for c in checks))
-        if inside is False:
-            if op.is_invalid:
-                et = element_type(op.result)
-                return g.const(zero_of(et), et), False
-            return self._fill(op), True
-        x, xv = self.eval(op.source, src_idx)
-        if inside is True:
-            return x, xv
-        if op.is_invalid:
-            return x, g.all_of(inside, xv)
-        return g.select(inside, x, self._fill(op)), g.choose(inside, xv, True)
-
-    def _fill(self, op: tg.PadOp) -> SNode:
-        fill = op.value
-        assert isinstance(fill, FloatAttr | IntegerAttr)
-        return self.g.const(fill.value.data, element_type(op.result))
-
-    def _reduce(self, op: tg.ReduceOp, idx: Index) -> Element:
-        g = self.g
-        src_shape = shape_of(op.source)
-        et = element_type(op.result)
-        acc_t = accumulator_type(et)
-        combine, identity = reduce_combine(op.kind.data, acc_t)
-        if any(src_shape[a] == 0 for a in op.axes_list):
-            result = g.const(identity, acc_t)
-            return (g.op(arith.TruncFOp, [result], et) if acc_t != et else result), True
-        vars_: list[Var] = []
-        inner = list(idx)
-        for a in op.axes_list:
-            if src_shape[a] == 1:
-                inner[a] = im.const(0)
-            else:
-                v = self.shared_vars.get((op, a)) or g.new_var(0, src_shape[a] - 1, "r")
-                vars_.append(v)
-                inner[a] = im.var(v)
-        x, xv = self.eval(op.source, tuple(inner))
-        if acc_t != et:
-            x = g.op(arith.ExtFOp, [x], acc_t)
-        if xv is False:
-            result = g.const(identity, acc_t)
-        elif not vars_:  # unit axes only: the element itself, or the identity where Invalid
-            result = x if xv is True else g.select(xv, x, g.const(identity, acc_t))
-        else:
-            info = ReduceInfo(op.kind.data, tuple(vars_), combine, identity, op)
-            result = g.reduce(info, acc_t, x, xv)
-        if acc_t != et:
-            result = g.op(arith.TruncFOp, [result], et)
-        return result, True
-
-    def _cmp(self, op: tg.CmpOp, a: list[SNode]) -> SNode:
-        t = element_type(op.operands[0])
-        pred = op.predicate.data
-        if is_float(t):
-            return self.g.cmpf(_CMP_FLOAT[pred], a[0], a[1])
-        table = _CMP_BOOL if is_bool(t) else _CMP_SIGNED
-        return self.g.cmpi(table[pred], a[0], a[1])
-
-    def _cast(self, x: SNode, dst: Attribute) -> SNode:
-        """C conversion (SPEC §3 tg.cast)."""
-        g = self.g
-        src = x.type
-        if src == dst:
-            return x
-        if is_bool(dst):
-            zero = g.const(zero_of(src), src)
-            return g.cmpf("une", x, zero) if is_float(src) else g.cmpi("ne", x, zero)
-        if is_float(dst):
-            if is_float(src):
-                if width(src) == width(dst):  # f16 <-> bf16 through f32
-                    return g.op(arith.TruncFOp, [g.op(arith.ExtFOp, [x], f32)], dst)
-                cls = arith.ExtFOp if width(src) < width(dst) else arith.TruncFOp
-                return g.op(cls, [x], dst)
-            return g.op(arith.UIToFPOp if is_bool(src) else arith.SIToFPOp, [x], dst)
-        if is_float(src):
-            return g.op(arith.FPToSIOp, [x], dst)
-        if is_bool(src):
-            return g.op(arith.ExtUIOp, [x], dst)
-        if width(src) == width(dst):
-            return x
-        return g.op(arith.ExtSIOp if width(src) < width(dst) else arith.TruncIOp, [x], dst)
-
-    # -- scalars of @main -----------------------------------------------------------------
-
-    def scalar(self, value: SSAValue) -> SNode:
-        """A scalar of @main (a select's condition), recomputed in the kernel."""
-        hit = self._scalars.get(value)
-        if hit is not None:
-            return hit
-        op = value.owner
-        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr):
-            node = self.g.const(op.value.value.data, value.type)
-        elif (
-            isinstance(op, Operation)
-            and op.dialect_name() in ("arith", "math")
-            and not any(isinstance(o.type, TensorType) for o in op.operands)
-            and len(op.results) == 1
-        ):
-            node = self.g.op(
-                type(op), [self.scalar(o) for o in op.operands], value.type, dict(op.properties)
-            )
-        else:
-            raise PassFailedException(
-                f"form-kernels: the scalar {value} is not computed from constants"
-            )
-        self._scalars[value] = node
-        return node
-
-
-def splat_value(attr: Attribute) -> Any:
-    """The one element value of a splat dense attribute (compared by its bytes), else None."""
-    if not isinstance(attr, DenseIntOrFPElementsAttr):
-        return None
-    n = len(attr)
-    raw = attr.data.data
-    if n == 0:
-        return None
-    size = len(raw) // n
-    if raw.count(raw[:size]) != n:  # n disjoint copies fill it exactly: a splat
-        return None
-    return next(iter(attr.iter_values()))
-
-
-class Splats:
-    """Splat values of dense constants, each attribute read once: a large splat is megabytes
-    (xDSL stores every element), and device modules may share their constants' attributes."""
-
-    def __init__(self) -> None:
-        self._seen: dict[int, tuple[Attribute, Any]] = {}
-
-    def value(self, attr: Attribute) -> Any:
-        hit = self._seen.get(id(attr))
-        if hit is None:
-            hit = (attr, splat_value(attr))
-            self._seen[id(attr)] = hit
-        return hit[1]
-
-    def is_splat_constant(self, op: Operation) -> bool:
-        return isinstance(op, arith.ConstantOp) and self.value(op.value) is not None
