@@ -87,6 +87,77 @@ def test_pipeline_stages_present() -> None:
     ]
 
 
+# Interesting programs met while writing the generator, checked on every allreduce schedule.
+CASES: dict[str, str] = {
+    # 3 rows over 4 devices (CPU:3 owns nothing) in a permuted module order: mul and max over the
+    # shard axis need the identity on the empty device
+    "empty_shards_reduce_mul_max_permuted_module_order": """\
+module attributes {multi.devices = ["CPU:2", "CPU:0", "CPU:3", "CPU:1"]} {
+  func.func @main(%x: tensor<3x5xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2", "CPU:3"], axis = 0>>) -> (tensor<1x5xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2", "CPU:3"]>>, tensor<1x5xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2", "CPU:3"]>>) {
+    %t = math.tanh %x : tensor<3x5xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2", "CPU:3"], axis = 0>>
+    %p = tg.reduce mul %t [0] : tensor<3x5xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2", "CPU:3"], axis = 0>> -> tensor<1x5xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2", "CPU:3"]>>
+    %m = tg.reduce max %t [0] : tensor<3x5xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2", "CPU:3"], axis = 0>> -> tensor<1x5xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2", "CPU:3"]>>
+    func.return %p, %m : tensor<1x5xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2", "CPU:3"]>>, tensor<1x5xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2", "CPU:3"]>>
+  }
+}
+""",
+    # reshape by tinygrad's even-split rule (8 -> 4x2 on axis 0), then a reshard to axis 2 in the
+    # reversed device order, and a row-local reduce that keeps the split
+    "even_split_reshape_then_reshard_axis_and_order": """\
+module attributes {multi.devices = ["CPU:1", "CPU:0"]} {
+  func.func @main(%x: tensor<8x3xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>) -> (tensor<4x2x3xf32, #multi.shard<["CPU:1", "CPU:0"], axis = 2>>, tensor<4x1x1xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>) {
+    %r = tg.reshape %x : tensor<8x3xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>> -> tensor<4x2x3xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+    %c = multi.copy %r : tensor<4x2x3xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>> -> tensor<4x2x3xf32, #multi.shard<["CPU:1", "CPU:0"], axis = 2>>
+    %s = tg.reduce add %r [1, 2] : tensor<4x2x3xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>> -> tensor<4x1x1xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+    func.return %c, %s : tensor<4x2x3xf32, #multi.shard<["CPU:1", "CPU:0"], axis = 2>>, tensor<4x1x1xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+  }
+}
+""",
+    # i8 max over an axis with Invalid padding: all-Invalid columns give the identity (-128), on
+    # and off the shard axis, 4 rows over 3 devices
+    "i8_max_over_invalid_padding": """\
+module attributes {multi.devices = ["CPU:0", "CPU:1", "CPU:2"]} {
+  func.func @main(%x: tensor<4x3xi8, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>) -> (tensor<1x5xi8, #multi.on<["CPU:0", "CPU:1", "CPU:2"]>>, tensor<4x1xi8, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>) {
+    %p = tg.pad %x [[0, 0], [1, 1]] invalid : tensor<4x3xi8, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>> -> tensor<4x5xi8, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>
+    %m = tg.reduce max %p [0] : tensor<4x5xi8, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>> -> tensor<1x5xi8, #multi.on<["CPU:0", "CPU:1", "CPU:2"]>>
+    %r = tg.reduce max %p [1] : tensor<4x5xi8, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>> -> tensor<4x1xi8, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>
+    func.return %m, %r : tensor<1x5xi8, #multi.on<["CPU:0", "CPU:1", "CPU:2"]>>, tensor<4x1xi8, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>
+  }
+}
+""",
+    # bf16 allreduce mul from 2 devices to 3 others, f16 exp scattered to a reversed subset
+    "bf16_f16_allreduce_to_other_devices": """\
+module attributes {multi.devices = ["CPU:0", "CPU:1", "CPU:2", "CPU:3"]} {
+  func.func @main(%x: tensor<3x2xbf16, #multi.on<["CPU:1", "CPU:3"]>>, %y: tensor<3x2xf16, #multi.on<["CPU:0"]>>) -> (tensor<3x2xbf16, #multi.on<["CPU:2", "CPU:0", "CPU:3"]>>, tensor<3x2xf16, #multi.shard<["CPU:3", "CPU:2"], axis = 0>>) {
+    %t = math.tanh %x : tensor<3x2xbf16, #multi.on<["CPU:1", "CPU:3"]>>
+    %a = multi.allreduce mul %t : tensor<3x2xbf16, #multi.on<["CPU:1", "CPU:3"]>> -> tensor<3x2xbf16, #multi.on<["CPU:2", "CPU:0", "CPU:3"]>>
+    %e = math.exp %y : tensor<3x2xf16, #multi.on<["CPU:0"]>>
+    %s = multi.copy %e : tensor<3x2xf16, #multi.on<["CPU:0"]>> -> tensor<3x2xf16, #multi.shard<["CPU:3", "CPU:2"], axis = 0>>
+    func.return %a, %s : tensor<3x2xbf16, #multi.on<["CPU:2", "CPU:0", "CPU:3"]>>, tensor<3x2xf16, #multi.shard<["CPU:3", "CPU:2"], axis = 0>>
+  }
+}
+""",
+    # 3 rows over 8 devices: shrink selecting shard 1, mselect device 5, reshard axis 0 -> 1 in the
+    # reversed order (most shards empty)
+    "select_one_of_8_shards_and_transposing_reshard": """\
+module attributes {multi.devices = ["CPU:0", "CPU:1", "CPU:2", "CPU:3", "CPU:4", "CPU:5", "CPU:6", "CPU:7"]} {
+  func.func @main(%x: tensor<3x6xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2", "CPU:3", "CPU:4", "CPU:5", "CPU:6", "CPU:7"], axis = 0>>) -> (tensor<1x6xf32, #multi.on<["CPU:5"]>>, tensor<3x6xf32, #multi.shard<["CPU:7", "CPU:6", "CPU:5", "CPU:4", "CPU:3", "CPU:2", "CPU:1", "CPU:0"], axis = 1>>) {
+    %one = tg.shrink %x [[1, 2], [0, 6]] : tensor<3x6xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2", "CPU:3", "CPU:4", "CPU:5", "CPU:6", "CPU:7"], axis = 0>> -> tensor<1x6xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2", "CPU:3", "CPU:4", "CPU:5", "CPU:6", "CPU:7"]>>
+    %s = multi.mselect %one[5] : tensor<1x6xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2", "CPU:3", "CPU:4", "CPU:5", "CPU:6", "CPU:7"]>> -> tensor<1x6xf32, #multi.on<["CPU:5"]>>
+    %r = multi.copy %x : tensor<3x6xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2", "CPU:3", "CPU:4", "CPU:5", "CPU:6", "CPU:7"], axis = 0>> -> tensor<3x6xf32, #multi.shard<["CPU:7", "CPU:6", "CPU:5", "CPU:4", "CPU:3", "CPU:2", "CPU:1", "CPU:0"], axis = 1>>
+    func.return %s, %r : tensor<1x6xf32, #multi.on<["CPU:5"]>>, tensor<3x6xf32, #multi.shard<["CPU:7", "CPU:6", "CPU:5", "CPU:4", "CPU:3", "CPU:2", "CPU:1", "CPU:0"], axis = 1>>
+  }
+}
+""",
+}
+
+
+@pytest.mark.parametrize("allreduce", ALLREDUCE)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_explicit_cases(name: str, allreduce: str) -> None:
+    check_program(CASES[name], allreduce, 0, seed=1)
+
+
 if __name__ == "__main__":
     seed = int(sys.argv[1])
     allreduce = sys.argv[2] if len(sys.argv) > 2 else "auto"
