@@ -190,7 +190,7 @@ def _valid_everywhere(v: SSAValue, materialized: set[SSAValue], splats: Splats) 
     graph = Graph()
     ev = TensorEvaluator(graph, lambda x: x in materialized, splats)
     index = tuple(
-        im.var(graph.new_var(0, n - 1, "i")) if n > 1 else im.const(0) for n in shape_of(v)
+        im.var(graph.new_var(0, n - 1, "i")) if n != 1 else im.const(0) for n in shape_of(v)
     )
     return ev.define(v, index)[1] is True
 
@@ -228,7 +228,7 @@ def plan_kernel(
     graph = Graph()
     ev = TensorEvaluator(graph, lambda v: v in materialized, splats)
     shape = shape_of(root)
-    out_vars = [graph.new_var(0, n - 1, "i") if n > 1 else None for n in shape]
+    out_vars = [graph.new_var(0, n - 1, "i") if n != 1 else None for n in shape]
     index = tuple(im.var(v) if v is not None else im.const(0) for v in out_vars)
     op = root.owner
     if isinstance(op, arith.ConstantOp):

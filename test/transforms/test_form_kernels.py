@@ -447,6 +447,16 @@ OP_CASES: dict[str, str] = {
         """    %e = math.exp %x : tensor<f32>
     func.return %e : tensor<f32>""",
     ),
+    "empty-tensors": single(
+        "%x: tensor<3x4xf32>",
+        "tensor<0x4xf32>, tensor<1x4xf32>, tensor<4x1xf32>",
+        """    %s = tg.shrink %x [[1, 1], [0, 4]] : tensor<3x4xf32> -> tensor<0x4xf32>
+    %e = math.exp %s : tensor<0x4xf32>
+    %r = tg.reduce add %s [0] : tensor<0x4xf32> -> tensor<1x4xf32>
+    %p = tg.permute %s [1, 0] : tensor<0x4xf32> -> tensor<4x0xf32>
+    %m = tg.reduce max %p [1] : tensor<4x0xf32> -> tensor<4x1xf32>
+    func.return %e, %r, %m : tensor<0x4xf32>, tensor<1x4xf32>, tensor<4x1xf32>""",
+    ),
     "results-alias-arguments": single(
         "%x: tensor<3xf32>",
         "tensor<3xf32>, tensor<3xf32>, tensor<3xf32>",
