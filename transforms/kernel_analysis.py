@@ -30,6 +30,7 @@ is accumulated "reduction outside": the kernel loops i, k, j over register tiles
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from math import prod
 
 from xdsl.dialects import arith, func
@@ -38,7 +39,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms import index_maps as im
-from xdsl_multi.transforms.index_maps import Index, Var
+from xdsl_multi.transforms.index_maps import InBounds, Index, Var
 from xdsl_multi.transforms.scalar_graph import Graph, SNode, Valid, walk
 from xdsl_multi.transforms.tensor_elements import Splats, TensorEvaluator, shape_of
 
@@ -77,6 +78,8 @@ class KernelPlan:
     tile_cols: int = 1
     alias: SSAValue | None = None
     constant: arith.ConstantOp | None = None
+    segments: dict[Var, list[tuple[int, int]]] = field(default_factory=dict)
+    """Output loops split where a pad's bounds check changes (the ranges, inclusive)."""
 
 
 @dataclass
@@ -252,7 +255,30 @@ def plan_kernel(
             return plan
     plan.order = loop_order([v for v in out_vars if v is not None], reductions(plan))
     choose_tiling(plan, policy)
+    if not plan.tiled:
+        plan.segments = loop_segments(plan.order, ev.checks)
     return plan
+
+
+MAX_SEGMENTS = 8
+"""A loop is split at most into this many ranges."""
+
+
+def loop_segments(order: list[Var], checks: list[InBounds]) -> dict[Var, list[tuple[int, int]]]:
+    """For each output loop whose variable a pad checks (`lo <= v + c < hi`), the ranges
+    between the checks' edges: inside each, every such check is decided, so its clamp and its
+    select disappear and a range that is all padding computes nothing (W6's gather of
+    zero-padded chunks becomes one plain copy loop per chunk)."""
+    out: dict[Var, list[tuple[int, int]]] = {}
+    for v in order:
+        cuts: set[int] = set()
+        for c in checks:
+            if c.x.terms == ((v, 1),):
+                cuts.update(b for b in (c.lo - c.x.const, c.hi - c.x.const) if v.lo < b <= v.hi)
+        if cuts and len(cuts) < MAX_SEGMENTS:
+            edges = [v.lo, *sorted(cuts), v.hi + 1]
+            out[v] = [(a, b - 1) for a, b in pairwise(edges)]
+    return out
 
 
 def reductions(plan: KernelPlan) -> list[SNode]:

@@ -303,13 +303,29 @@ class KernelEmitter:
         self.top.block.add_op(func.ReturnOp())
 
     def emit_plain(self) -> None:
+        self.emit_nest(0, self.top, {})
+
+    def emit_nest(self, level: int, frame: Frame, mapping: dict[Var, Ix]) -> None:
+        """The output loops from `level` in, one loop per range of a split loop (each range's
+        element is built again, with the loop variable's narrower range)."""
         plan = self.plan
-        stack = [self.top]
-        for v in plan.order:
-            _, frame = self.open_loop(stack[-1], v, v.lo, v.hi + 1, 1, [])
-            stack.append(frame)
-        self.store(plan.value, plan.valid, plan.index)
-        self._close_all(stack)
+        if level == len(plan.order):
+            if mapping:
+                index = tuple(im.substitute(x, mapping) for x in plan.index)
+                value, valid = plan.evaluator.define(plan.root, index)
+                self.store(value, valid, index)
+            else:
+                self.store(plan.value, plan.valid, plan.index)
+            return
+        v = plan.order[level]
+        for lo, hi in plan.segments.get(v, [(v.lo, v.hi)]):
+            nv = v if (lo, hi) == (v.lo, v.hi) else self.g.new_var(lo, hi, v.name)
+            _, inner = self.open_loop(frame, nv, lo, hi + 1, 1, [])
+            if nv is not v:
+                mapping[v] = im.var(nv)
+            self.emit_nest(level + 1, inner, mapping)
+            mapping.pop(v, None)
+            self.close_loop(frame, inner, [])
 
     def _close_all(self, stack: list[Frame]) -> None:
         while len(stack) > 1:

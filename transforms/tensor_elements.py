@@ -36,7 +36,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms import index_maps as im
-from xdsl_multi.transforms.index_maps import Index, Var
+from xdsl_multi.transforms.index_maps import InBounds, Index, Var
 from xdsl_multi.transforms.scalar_graph import (
     FillInfo,
     Graph,
@@ -133,6 +133,8 @@ class TensorEvaluator:
         self.shared_vars: dict[tuple[Operation, int], Var] = {}
         """Reduced axes (reduce op, axis) that take these variables instead of fresh ones, so
         that several elements of one reduction can share its loop (register tiles)."""
+        self.checks: list[InBounds] = []
+        """The pads' bounds checks that the indices did not decide (where loops may split)."""
         self.scratch = True
         """Whether values needed at many positions of a row may go to a scratch row."""
         self._memo: dict[tuple, Element] = {}
@@ -283,6 +285,7 @@ class TensorEvaluator:
         g = self.g
         lows = [lo for lo, _ in static_bounds(op)]
         src_idx, checks = im.pad_map(idx, shape_of(op.source), lows)
+        self.checks.extend(c for c in checks if c.decided is None)
         inside = g.all_of(*(g.check(c) for c in checks))
         if inside is False:
             if op.is_invalid:

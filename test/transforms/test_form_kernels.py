@@ -457,6 +457,16 @@ OP_CASES: dict[str, str] = {
     %m = tg.reduce max %p [1] : tensor<4x0xf32> -> tensor<4x1xf32>
     func.return %e, %r, %m : tensor<0x4xf32>, tensor<1x4xf32>, tensor<4x1xf32>""",
     ),
+    "concatenate-by-padding": single(
+        "%x: tensor<2x3xf32>, %y: tensor<2x5xf32>",
+        "tensor<2x8xf32>, tensor<4x8xf32>",
+        """    %a = tg.pad %x [[0, 0], [0, 5]] value 0.0 : tensor<2x3xf32> -> tensor<2x8xf32>
+    %b = tg.pad %y [[0, 0], [3, 0]] value 0.0 : tensor<2x5xf32> -> tensor<2x8xf32>
+    %c = arith.addf %a, %b : tensor<2x8xf32>
+    %p = tg.pad %c [[1, 1], [0, 0]] invalid : tensor<2x8xf32> -> tensor<4x8xf32>
+    %e = math.exp %p : tensor<4x8xf32>
+    func.return %c, %e : tensor<2x8xf32>, tensor<4x8xf32>""",
+    ),
     "results-alias-arguments": single(
         "%x: tensor<3xf32>",
         "tensor<3xf32>, tensor<3xf32>, tensor<3xf32>",
@@ -606,6 +616,20 @@ def test_chain_of_row_reductions_stays_linear() -> None:
         sizes[iters] = sum(1 for _ in k0.body.walk())
         assert any(isinstance(op, memref.AllocaOp) for op in k0.body.walk())
     assert sizes[12] < 2.3 * sizes[6], sizes
+
+
+def test_pads_split_loops() -> None:
+    """Where a pad's bounds check changes, the loop splits: no clamp, no select, and the rows
+    of Invalid padding only store zeros (nothing is computed for them)."""
+    module = apply(parse(OP_CASES["concatenate-by-padding"]), "form-kernels")
+    for k in kernels_of(module):
+        names = {op.name for op in k.body.walk()}
+        assert not names & {"arith.select", "arith.minsi", "arith.maxsi", "arith.cmpi"}, names
+    cat, padded = kernels_of(module)
+    assert sum(isinstance(op, scf.ForOp) for op in cat.body.walk()) == 3  # rows, 2 x columns
+    rows = [op for op in padded.body.block.ops if isinstance(op, scf.ForOp)]
+    assert len(rows) == 3  # padding, the two valid rows, padding
+    assert [sum(isinstance(o, math.ExpOp) for o in r.walk()) for r in rows] == [0, 1, 0]
 
 
 def test_broadcast_contiguous_is_not_written_out() -> None:
