@@ -118,9 +118,10 @@ class Transport(Protocol):
         """Send `value` for step number `index`."""
         ...
 
-    def recv(self, index: int, step: Recv, out: np.ndarray | None) -> np.ndarray:
+    def recv(self, index: int, step: Recv, out: np.ndarray | None) -> np.ndarray | None:
         """The next message of step number `index` (into `out` if the transport receives
-        into a buffer); raises RecvTimeout or Aborted."""
+        into a buffer), or None if it has not arrived (a transport that waits itself never
+        returns None); raises RecvTimeout or Aborted."""
         ...
 
     def finish(self) -> None:
@@ -128,8 +129,23 @@ class Transport(Protocol):
         ...
 
 
+@dataclass
+class DeviceRun:
+    """One run of a device's schedule in progress: its registers and the next step."""
+
+    regs: list[object]
+    next_step: int = 0
+    waiting_since: float | None = None
+    """When the receive at `next_step` found no message (None: not waiting)."""
+    results: list[LocalValue] | None = None
+
+
 class DeviceRunner:
-    """One device's schedule, its memory and its kernels, ready to run many times."""
+    """One device's schedule, its memory and its kernels, ready to run many times.
+
+    `run` runs a whole schedule with a transport that waits for messages itself (MPI);
+    `start` + `advance` run it in pieces, returning at a receive whose message is not there
+    yet, so one thread can run several devices (threads backend)."""
 
     def __init__(self, schedule: DeviceSchedule, kernels: dict[str, Kernel]) -> None:
         self.schedule = schedule
@@ -144,13 +160,30 @@ class DeviceRunner:
         self, args: Sequence[LocalValue], transport: Transport, abort: threading.Event
     ) -> list[LocalValue]:
         """Run the schedule on this device's local arguments; return its local results."""
-        sched = self.schedule
-        regs: list[object] = [None] * sched.num_regs
+        state = self.start(args)
+        if not self.advance(state, transport, abort):
+            raise RuntimeError("a waiting transport returned no message")
+        assert state.results is not None
+        return state.results
+
+    def start(self, args: Sequence[LocalValue]) -> DeviceRun:
+        regs: list[object] = [None] * self.schedule.num_regs
         regs[: len(args)] = args
-        for reg, value in sched.constants.items():
+        for reg, value in self.schedule.constants.items():
             regs[reg] = value
+        return DeviceRun(regs)
+
+    def advance(self, state: DeviceRun, transport: Transport, abort: threading.Event) -> bool:
+        """Run steps until the schedule ends (True: `state.results` is set) or a receive
+        finds no message (False: `state.next_step` is that receive). Raises ExecutionError
+        naming the failing step, or Aborted when another device failed."""
+        sched = self.schedule
+        steps = sched.steps
+        regs = state.regs
         memory = self.memory
-        for i, step in enumerate(sched.steps):
+        i = state.next_step
+        while i < len(steps):
+            step = steps[i]
             if abort.is_set():
                 raise Aborted
             try:
@@ -168,7 +201,16 @@ class DeviceRunner:
                         if transport.receives_into_buffer
                         else None
                     )
-                    regs[step.reg] = transport.recv(i, step, out)
+                    got = transport.recv(i, step, out)
+                    if got is None:
+                        state.next_step = i
+                        return False
+                    if got.shape != step.btype.shape or got.dtype != step.btype.dtype:
+                        raise TypeError(
+                            f"received {got.dtype}{list(got.shape)}, expected {step.btype}"
+                        )
+                    regs[step.reg] = got
+                    state.waiting_since = None
                 elif type(step) is Free:
                     for reg in step.regs:
                         regs[reg] = None
@@ -180,11 +222,14 @@ class DeviceRunner:
                 raise ExecutionError(sched.device, i, step.describe(), str(e)) from None
             except Exception as e:
                 raise ExecutionError(sched.device, i, step.describe(), describe_exception(e)) from e
+            i += 1
+        state.next_step = i
         try:
             transport.finish()
         except RecvTimeout as e:
-            raise ExecutionError(sched.device, len(sched.steps), "finish", str(e)) from None
-        return [regs[r] for r in sched.results]  # type: ignore[misc]
+            raise ExecutionError(sched.device, len(steps), "finish", str(e)) from None
+        state.results = [regs[r] for r in sched.results]  # type: ignore[misc]
+        return True
 
 
 def bind_kernels(schedule: DeviceSchedule, library: KernelLibrary) -> dict[str, Kernel]:

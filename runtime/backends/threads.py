@@ -1,21 +1,28 @@
-"""The `threads` backend: one thread per device, in this process.
+"""The `threads` backend: the devices run on at most one thread per core, in this process.
 
-Device 0 runs on the calling thread and every other device on a worker thread that lives as
-long as the program (so a steady-state run starts no thread and hands work to N - 1 threads:
-a hand-over between cores costs tens of microseconds). Each device runs pinned to its own core
-when there are at least as many cores as devices (BENCH.md: unpinned threads sometimes share a
-core); the calling thread only while it runs device 0. Kernels called through ctypes release
-the GIL, so devices compute in parallel.
+The N devices are split into T = min(N, cores) groups of consecutive devices. Group 0 runs on
+the calling thread and every other group on a worker thread that lives as long as the program
+(a steady-state run starts no thread, and hands work to T - 1 threads: a hand-over between
+cores costs tens of microseconds here). When the kernels are big (PIN_MIN_BYTES), each group's
+thread is pinned to its own core (BENCH.md: unpinned threads sometimes share a core); the
+calling thread only while it runs group 0, then it gets its affinity back. Kernels are called through ctypes, which releases the GIL, so groups
+compute in parallel.
+
+A thread runs its devices' schedules in turns (`DeviceRunner.advance`): each device runs until
+it ends or reaches a receive whose message has not arrived; when every unfinished device of the
+group waits, the thread sleeps until a message for one of them arrives. So with more devices
+than cores nothing is oversubscribed, and ring neighbours in one group pass messages without a
+thread switch.
 
 A send hands the array itself to the receiver's mailbox (no copy): the schedule's copy
 decisions (schedule.py `decide_copies`) make sure that nobody writes a handed-over buffer
-until the run ends, and the memory plan keeps it out of reuse until then. A receive waits on
-its mailbox for `recv_timeout` seconds.
+until the run ends, and the memory plan keeps it out of reuse until then. A receive fails
+after waiting `recv_timeout` seconds, naming the sender and channel.
 
 The first failure (an ExecutionError from any device) sets the run's abort event and wakes
-every mailbox; the other devices stop at their next step or receive, and the run raises that
-first failure. A device still busy in a kernel `abort_grace` seconds later leaves the program
-unusable (its thread cannot be interrupted), and the run says so.
+every thread; the others stop at their next step or receive, and the run raises that first
+failure. A thread still busy in a kernel `abort_grace` seconds later leaves the program
+unusable (it cannot be interrupted), and the run says so.
 """
 
 from __future__ import annotations
@@ -35,14 +42,14 @@ import numpy as np
 
 from xdsl_multi.runtime.executor import (
     Aborted,
+    DeviceRun,
     DeviceRunner,
     ExecutionError,
     LocalValue,
     Placed,
-    RecvTimeout,
     describe_exception,
 )
-from xdsl_multi.runtime.schedule import Recv, Send
+from xdsl_multi.runtime.schedule import Call, Recv, Send
 
 ABORT_GRACE = 10.0
 """Seconds the other devices get to stop after a failure."""
@@ -50,22 +57,19 @@ ABORT_GRACE = 10.0
 
 @dataclass
 class _Mailbox:
-    """One device's incoming messages, by (source, channel), in order."""
+    """One device's incoming messages, by (source, channel), in order; `cond` is its group's
+    (a message wakes the thread that runs the receiver)."""
 
-    cond: threading.Condition = field(default_factory=threading.Condition)
+    cond: threading.Condition
     queues: dict[tuple[int, int], deque[np.ndarray]] = field(default_factory=dict)
 
 
 class _ThreadTransport:
     receives_into_buffer = False
 
-    def __init__(
-        self, device: int, boxes: Sequence[_Mailbox], abort: threading.Event, timeout: float
-    ) -> None:
+    def __init__(self, device: int, boxes: Sequence[_Mailbox]) -> None:
         self.device = device
         self.boxes = boxes
-        self.abort = abort
-        self.timeout = timeout
 
     def send(self, index: int, step: Send, value: np.ndarray) -> None:
         box = self.boxes[step.dest]
@@ -73,31 +77,91 @@ class _ThreadTransport:
             box.queues.setdefault((self.device, step.channel), deque()).append(value)
             box.cond.notify_all()
 
-    def recv(self, index: int, step: Recv, out: np.ndarray | None) -> np.ndarray:
+    def recv(self, index: int, step: Recv, out: np.ndarray | None) -> np.ndarray | None:
         box = self.boxes[self.device]
-        key = (step.source, step.channel)
-        deadline = time.monotonic() + self.timeout
         with box.cond:
-            while True:
-                pending = box.queues.get(key)
-                if pending:
-                    value = pending.popleft()
-                    break
-                if self.abort.is_set():
-                    raise Aborted
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise RecvTimeout(
-                        f"no message from device {step.source} on channel {step.channel} "
-                        f"after {self.timeout:g} s"
-                    )
-                box.cond.wait(remaining)
-        if value.shape != step.btype.shape or value.dtype != step.btype.dtype:
-            raise TypeError(f"received {value.dtype}{list(value.shape)}, expected {step.btype}")
-        return value
+            pending = box.queues.get((step.source, step.channel))
+            return pending.popleft() if pending else None
 
     def finish(self) -> None:
         pass
+
+
+class _Group:
+    """The devices one thread runs, and how to run them once."""
+
+    def __init__(self, runners: Sequence[DeviceRunner], core: int | None) -> None:
+        self.runners = list(runners)
+        self.core = core
+
+    def run(
+        self,
+        placed: Placed,
+        boxes: Sequence[_Mailbox],
+        cond: threading.Condition,
+        abort: threading.Event,
+        timeout: float,
+    ) -> dict[int, list[LocalValue]]:
+        """Run every device of the group to its end; their local results by device."""
+        states = {r.device: r.start(placed[r.device]) for r in self.runners}
+        transports = {r.device: _ThreadTransport(r.device, boxes) for r in self.runners}
+        active = list(self.runners)
+        results: dict[int, list[LocalValue]] = {}
+        while active:
+            waiting = []
+            progressed = False
+            for runner in active:
+                state = states[runner.device]
+                before = state.next_step
+                if runner.advance(state, transports[runner.device], abort):
+                    assert state.results is not None
+                    results[runner.device] = state.results
+                    progressed = True
+                else:
+                    waiting.append(runner)
+                    progressed = progressed or state.next_step != before
+            active = waiting
+            if active and not progressed:
+                _wait_for_a_message(active, states, boxes, cond, abort, timeout)
+        return results
+
+
+def _wait_for_a_message(
+    waiting: Sequence[DeviceRunner],
+    states: dict[int, DeviceRun],
+    boxes: Sequence[_Mailbox],
+    cond: threading.Condition,
+    abort: threading.Event,
+    timeout: float,
+) -> None:
+    """Sleep until one of the waiting devices' messages is there; a device that has waited
+    `timeout` seconds fails."""
+    with cond:
+        while True:
+            if abort.is_set():
+                raise Aborted
+            now = time.monotonic()
+            deadline = None
+            for runner in waiting:
+                state = states[runner.device]
+                step = runner.schedule.steps[state.next_step]
+                assert isinstance(step, Recv)
+                if boxes[runner.device].queues.get((step.source, step.channel)):
+                    return
+                if state.waiting_since is None:
+                    state.waiting_since = now
+                elif now - state.waiting_since >= timeout:
+                    raise ExecutionError(
+                        runner.device,
+                        state.next_step,
+                        step.describe(),
+                        f"no message from device {step.source} on channel {step.channel} "
+                        f"after {timeout:g} s",
+                    )
+                end = state.waiting_since + timeout
+                deadline = end if deadline is None else min(deadline, end)
+            assert deadline is not None
+            cond.wait(max(deadline - now, 0.0))
 
 
 def _worker(jobs: queue.SimpleQueue[Callable[[], None] | None], core: int | None) -> None:
@@ -119,20 +183,42 @@ def _stop(jobs: Sequence[queue.SimpleQueue[Callable[[], None] | None]]) -> None:
         q.put(None)
 
 
-def _cores_for(n: int, pin: bool | None) -> list[int | None]:
-    """The core of each device's thread, or None (unpinned)."""
-    if pin is False or not hasattr(os, "sched_getaffinity"):
-        return [None] * n
-    cores = sorted(os.sched_getaffinity(0))
-    if n > len(cores):
-        if pin:
-            raise ValueError(f"cannot pin {n} device threads to {len(cores)} cores")
-        return [None] * n
-    return list(cores[:n])
+PIN_MIN_BYTES = 4 << 20
+"""By default threads are pinned only when some device's kernels touch at least this many
+bytes per run: then a run takes milliseconds, and two devices on one core would double it.
+Below it, a run takes tens of microseconds, and the hand-overs between pinned threads on
+different cores (each a cross-core wake-up) cost more than sharing a core."""
+
+
+def kernel_bytes(runner: DeviceRunner) -> int:
+    """The bytes of the buffers a device's kernel calls touch in one run."""
+    sched = runner.schedule
+    types = sched.step_reg_types()
+    return sum(
+        types[a].nbytes
+        for step in sched.steps
+        if isinstance(step, Call)
+        for a in step.args
+        if a in types
+    )
+
+
+def _groups(runners: Sequence[DeviceRunner], pin: bool | None) -> list[_Group]:
+    """Consecutive devices in min(N, cores) groups, each with its core (None: unpinned).
+    `pin`: True pins, False does not, None pins when the kernels are big (PIN_MIN_BYTES)."""
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    n, t = len(runners), max(1, min(len(runners), len(cores) or 1))
+    if pin is None:
+        pin = max((kernel_bytes(r) for r in runners), default=0) >= PIN_MIN_BYTES
+    pinned = pin and len(cores) >= t
+    bounds = [g * n // t for g in range(t + 1)]
+    return [
+        _Group(runners[bounds[g] : bounds[g + 1]], cores[g] if pinned else None) for g in range(t)
+    ]
 
 
 class ThreadsBackend:
-    """Runs device runners on persistent worker threads."""
+    """Runs device runners on the calling thread and persistent worker threads."""
 
     def __init__(
         self,
@@ -144,19 +230,20 @@ class ThreadsBackend:
         self.runners = list(runners)
         self.recv_timeout = recv_timeout
         self.abort_grace = abort_grace
-        self.cores = _cores_for(len(self.runners), pin_threads)
+        self.groups = _groups(self.runners, pin_threads)
+        self._group_of = {r.device: g for g, group in enumerate(self.groups) for r in group.runners}
         self._jobs: list[queue.SimpleQueue[Callable[[], None] | None]] = []
         self._broken: str | None = None
         self._lock = threading.Lock()
 
     def _start(self) -> None:
-        """Start the workers of devices 1..N-1 (device 0 runs on the calling thread)."""
-        if self._jobs or len(self.runners) < 2:
+        """Start the threads of groups 1..T-1 (group 0 runs on the calling thread)."""
+        if self._jobs or len(self.groups) < 2:
             return
-        for d, core in enumerate(self.cores[1:], start=1):
+        for g, group in enumerate(self.groups[1:], start=1):
             jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
             threading.Thread(
-                target=_worker, args=(jobs, core), name=f"xdsl-multi-device-{d}", daemon=True
+                target=_worker, args=(jobs, group.core), name=f"xdsl-multi-group-{g}", daemon=True
             ).start()
             self._jobs.append(jobs)
         weakref.finalize(self, _stop, list(self._jobs))
@@ -174,54 +261,56 @@ class ThreadsBackend:
             return self._run(placed)
 
     def _run(self, placed: Placed) -> list[list[LocalValue]]:
-        n = len(self.runners)
         abort = threading.Event()
-        boxes = [_Mailbox() for _ in range(n)]
+        conds = [threading.Condition() for _ in self.groups]
+        boxes = [_Mailbox(conds[self._group_of[r.device]]) for r in self.runners]
         done: queue.SimpleQueue[tuple[int, object]] = queue.SimpleQueue()
 
         def stop_everyone() -> None:
             abort.set()
-            for box in boxes:
-                with box.cond:
-                    box.cond.notify_all()
+            for cond in conds:
+                with cond:
+                    cond.notify_all()
 
-        def run_device(runner: DeviceRunner) -> None:
-            transport = _ThreadTransport(runner.device, boxes, abort, self.recv_timeout)
+        def run_group(g: int) -> None:
             try:
-                outcome: object = runner.run(placed[runner.device], transport, abort)
+                outcome: object = self.groups[g].run(
+                    placed, boxes, conds[g], abort, self.recv_timeout
+                )
             except BaseException as e:  # noqa: BLE001 - reported to the caller
                 outcome = e
                 if not isinstance(e, Aborted):
                     stop_everyone()
-            done.put((runner.device, outcome))
+            done.put((g, outcome))
 
-        for runner, jobs in zip(self.runners[1:], self._jobs, strict=True):
-            jobs.put(functools.partial(run_device, runner))
-        with _pinned(self.cores[0]):  # device 0 on this thread: one hand-over fewer per run
-            run_device(self.runners[0])
-        results: list[list[LocalValue] | None] = [None] * n
+        for g, jobs in enumerate(self._jobs, start=1):
+            jobs.put(functools.partial(run_group, g))
+        with _pinned(self.groups[0].core):
+            run_group(0)
+        results: list[list[LocalValue] | None] = [None] * len(self.runners)
         failure: BaseException | None = None
-        pending = set(range(n))
+        pending = set(range(len(self.groups)))
         deadline: float | None = None
         try:
             while pending:
                 timeout = None if deadline is None else max(deadline - time.monotonic(), 0)
                 try:
-                    device, outcome = done.get(timeout=timeout)
+                    g, outcome = done.get(timeout=timeout)
                 except queue.Empty:
-                    stuck = ", ".join(str(d) for d in sorted(pending))
+                    stuck = [r.device for g in sorted(pending) for r in self.groups[g].runners]
                     self._broken = (
-                        f"device(s) {stuck} did not stop within {self.abort_grace:g} s after "
-                        "a failure"
+                        f"device(s) {', '.join(map(str, stuck))} did not stop within "
+                        f"{self.abort_grace:g} s after a failure"
                     )
                     break
-                pending.discard(device)
+                pending.discard(g)
                 if isinstance(outcome, BaseException):
                     if failure is None and not isinstance(outcome, Aborted):
                         failure = outcome
                         deadline = time.monotonic() + self.abort_grace
                 else:
-                    results[device] = outcome  # type: ignore[assignment]
+                    for device, local in outcome.items():  # type: ignore[attr-defined]
+                        results[device] = local
         except BaseException:
             stop_everyone()
             raise

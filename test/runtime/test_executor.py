@@ -237,10 +237,46 @@ def test_device_threads_are_pinned_to_their_own_cores() -> None:
         return record
 
     kernels = PythonKernels({(d, "kernel0"): kernel_on(d) for d in range(2)})
-    with Program(parse(exchange_program(2)), kernels) as program:
+    with Program(parse(exchange_program(2)), kernels, pin_threads=True) as program:
         program([np.ones(8, np.float32)] * 2)
     assert seen == {0: {cores[0]}, 1: {cores[1]}}
-    assert os.sched_getaffinity(0) == set(cores)  # the caller's thread is untouched
+    assert os.sched_getaffinity(0) == set(cores)  # the caller's thread got its affinity back
+
+
+def test_threads_are_pinned_by_default_only_for_big_kernels() -> None:
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two cores")
+    kernels = PythonKernels({"kernel0": numpy_add})
+    small = Program(parse(exchange_program(2)), kernels)
+    big = Program(parse(exchange_program(2, 1 << 20)), kernels)
+    with small, big:
+        assert [g.core for g in small._backend.groups] == [None, None]
+        assert None not in [g.core for g in big._backend.groups]
+
+
+def test_more_devices_than_cores_share_threads_in_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """5 devices on 2 cores: 2 threads run devices 0-1 and 2-4 in turns (a ring of sends)."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    threads: dict[int, str] = {}
+
+    def record(device: int):
+        def kernel(args: Sequence[KernelArg]) -> None:
+            threads[device] = threading.current_thread().name
+            numpy_add(args)
+
+        return kernel
+
+    kernels = PythonKernels({(d, "kernel0"): record(d) for d in range(5)})
+    with Program(parse(exchange_program(5, 20)), kernels, pin_threads=False) as program:
+        assert [[r.device for r in g.runners] for g in program._backend.groups] == [
+            [0, 1],
+            [2, 3, 4],
+        ]
+        x = np.arange(20, dtype=np.float32)
+        for got, want in zip(program([x, x]), exchange_expected(x, x, 5), strict=True):
+            np.testing.assert_array_equal(got, want)
+    assert threads[0] == threads[1] == threading.current_thread().name
+    assert threads[2] == threads[3] == threads[4] != threads[0]
 
 
 def test_compiled_kernels_release_the_gil() -> None:
