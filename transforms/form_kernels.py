@@ -171,8 +171,8 @@ def form_module_kernels(module: ModuleOp, policy: TilePolicy, splats: Splats) ->
     for t in [*main.function_type.inputs, *main.function_type.outputs]:
         if not isinstance(t, TensorType) or not isinstance(t.encoding, NoneAttr):
             raise PassFailedException(
-                f"form-kernels: @main must take and return plain tensors (the device level), "
-                f"found {t}"
+                f"form-kernels: @main must take and return plain tensors (the device level: run "
+                f"multi-to-devidx, devidx-simplify and specialize-devices first), found {t}"
             )
     top = module
     while isinstance(top.parent_op(), ModuleOp):
