@@ -92,7 +92,7 @@ class Progress:
             after = float(os.environ.get(PROGRESS_ENV, PROGRESS_AFTER))
         self.tool, self.what, self.after = tool, what, after
         self.stream = stream or sys.stderr
-        self._stage = "parsing"
+        self._stage = "starting"
         self._shown = False
         self._done = False
         self._lock = threading.Lock()

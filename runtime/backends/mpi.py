@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Self
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -82,6 +82,7 @@ class _Watchdog:
         self._cond = threading.Condition()
         self._armed: tuple[float, str] | None = None
         self._thread: threading.Thread | None = None
+        self._stopped = False
 
     def arm(self, seconds: float, message: str) -> None:
         with self._cond:
@@ -97,9 +98,14 @@ class _Watchdog:
         with self._cond:
             self._armed = None
 
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+
     def _watch(self) -> None:
         with self._cond:
-            while True:
+            while not self._stopped:
                 if self._armed is None:
                     self._cond.wait()
                     continue
@@ -176,6 +182,7 @@ class MpiProgram:
         entry: str = "main",
     ) -> None:
         MPI = mpi_module()
+        self._mpi = MPI
         self.comm = comm if comm is not None else MPI.COMM_WORLD
         self.rank: int = self.comm.Get_rank()
         self.size: int = self.comm.Get_size()
@@ -212,6 +219,20 @@ class MpiProgram:
     @property
     def num_devices(self) -> int:
         return len(self.schedules)
+
+    def close(self) -> None:
+        """Free the program's communicators and stop its watchdog (not collective)."""
+        self.watchdog.stop()
+        for comm in (self.data_comm, self.io_comm):
+            if comm != self._mpi.COMM_NULL:
+                comm.Free()
+        self.data_comm = self.io_comm = self._mpi.COMM_NULL
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def peak_bytes(self) -> int:

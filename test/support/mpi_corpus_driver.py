@@ -21,9 +21,9 @@ def main() -> None:
             continue
         comm = world.Split(0 if rank < n else MPI.UNDEFINED, rank)
         if comm != MPI.COMM_NULL:
-            program = MpiProgram(lowered(text), comm=comm, error_prefix=f"mpi-corpus {name}")
             inputs = inputs_for(text, seed) if rank == 0 else None
-            outputs = program(inputs)
+            with MpiProgram(lowered(text), comm=comm, error_prefix=f"mpi-corpus {name}") as p:
+                outputs = p(inputs)
             if rank == 0:
                 assert outputs is not None and inputs is not None
                 mismatch = compare_with_interp(text, inputs, outputs, "mpi")
