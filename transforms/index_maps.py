@@ -344,6 +344,9 @@ def reshape_map(idx: Index, old: Sequence[int], new: Sequence[int]) -> Index:
     assert len(idx) == len(new)
     if list(old) == list(new):
         return idx
+    if [n for n in old if n != 1] == [n for n in new if n != 1]:  # only unit axes change
+        kept = iter(x for x, n in zip(idx, new, strict=True) if n != 1)
+        return tuple(const(0) if n == 1 else next(kept) for n in old)
     linear = add(*(scale(x, s) for x, s in zip(idx, strides(new), strict=True)))
     out = []
     for a, s in enumerate(strides(old)):

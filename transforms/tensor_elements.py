@@ -219,57 +219,81 @@ class TensorEvaluator:
     def define(self, value: SSAValue, idx: Index) -> Element:
         """Element `idx` of `value` computed from its defining op (even if `value` is itself
         materialized: this is how its kernel computes it)."""
-        g = self.g
         op = value.owner
         assert isinstance(op, Operation), f"unmaterialized block argument {value}"
-        et = element_type(value)
-        if isinstance(op, arith.ConstantOp):
-            value = self.splats.value(op.value)
-            assert value is not None, "non-splat constants are materialized"
-            return g.const(value, et), True
-        if isinstance(op, devidx.InvalidOp):
-            return g.const(zero_of(et), et), False
-        if isinstance(op, tg.ContiguousOp):  # stored: Invalid reads back as 0 (rule 3)
-            x, xv = self.eval(op.source, idx)
-            if xv is True:
-                return x, True
-            zero = g.const(zero_of(et), et)
-            return (zero if xv is False else g.select(xv, x, zero)), True
-        if isinstance(op, tg.ReshapeOp):
-            return self.eval(op.source, im.reshape_map(idx, shape_of(op.source), shape_of(value)))
-        if isinstance(op, tg.PermuteOp):
-            return self.eval(op.source, im.permute_map(idx, op.order_list))
-        if isinstance(op, tg.ExpandOp):
-            return self.eval(op.source, im.expand_map(idx, shape_of(op.source), shape_of(value)))
-        if isinstance(op, tg.ShrinkOp):
-            lows = [lo for lo, _ in static_bounds(op)]
-            return self.eval(op.source, im.shrink_map(idx, lows))
-        if isinstance(op, tg.FlipOp):
-            return self.eval(op.source, im.flip_map(idx, shape_of(value), op.axes_list))
-        if isinstance(op, tg.PadOp):
-            return self._pad(op, idx)
-        if isinstance(op, tg.ReduceOp):
-            return self._reduce(op, idx)
-        if isinstance(op, tg.WhereOp):
-            c, cv = self.eval(op.operands[0], idx)
-            t, tv = self.eval(op.operands[1], idx)
-            f, fv = self.eval(op.operands[2], idx)
-            return g.select(c, t, f), g.all_of(cv, g.choose(c, tv, fv))
-        if isinstance(op, arith.SelectOp):
-            c = self.scalar(op.cond)
-            t, tv = self.eval(op.lhs, idx)
-            f, fv = self.eval(op.rhs, idx)
-            return g.select(c, t, f), g.choose(c, tv, fv)
-        if isinstance(op, tg.CmpOp):
-            return self._elementwise(op, idx, lambda a: self._cmp(op, a))
-        if isinstance(op, tg.CastOp):
-            return self._elementwise(op, idx, lambda a: self._cast(a[0], et))
+        rule = _RULES.get(type(op))
+        if rule is not None:
+            return rule(self, op, value, idx)
         if op.dialect_name() in ("arith", "math") and all(
             isinstance(o.type, TensorType) for o in op.operands
         ):
-            props = dict(op.properties)
-            return self._elementwise(op, idx, lambda a: g.op(type(op), a, et, props))
+            et, props = element_type(value), dict(op.properties)
+            return self._elementwise(op, idx, lambda a: self.g.op(type(op), a, et, props))
         raise PassFailedException(f"form-kernels: cannot fuse {op.name} at the device level")
+
+    # -- one rule per op (the table _RULES below) ---------------------------------------
+
+    def _constant(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        x = self.splats.value(op.properties["value"])
+        assert x is not None, "non-splat constants are materialized"
+        return self.g.const(x, element_type(value)), True
+
+    def _invalid(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        et = element_type(value)
+        return self.g.const(zero_of(et), et), False
+
+    def _contiguous(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        """Stored: Invalid reads back as 0 (rule 3)."""
+        x, xv = self.eval(op.operands[0], idx)
+        if xv is True:
+            return x, True
+        et = element_type(value)
+        zero = self.g.const(zero_of(et), et)
+        return (zero if xv is False else self.g.select(xv, x, zero)), True
+
+    def _reshape(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        src = op.operands[0]
+        return self.eval(src, im.reshape_map(idx, shape_of(src), shape_of(value)))
+
+    def _permute(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        assert isinstance(op, tg.PermuteOp)
+        return self.eval(op.operands[0], im.permute_map(idx, op.order_list))
+
+    def _expand(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        src = op.operands[0]
+        return self.eval(src, im.expand_map(idx, shape_of(src), shape_of(value)))
+
+    def _shrink(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        assert isinstance(op, tg.ShrinkOp)
+        lows = [lo for lo, _ in static_bounds(op)]
+        return self.eval(op.operands[0], im.shrink_map(idx, lows))
+
+    def _flip(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        assert isinstance(op, tg.FlipOp)
+        return self.eval(op.operands[0], im.flip_map(idx, shape_of(value), op.axes_list))
+
+    def _where(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        g = self.g
+        c, cv = self.eval(op.operands[0], idx)
+        t, tv = self.eval(op.operands[1], idx)
+        f, fv = self.eval(op.operands[2], idx)
+        return g.select(c, t, f), g.all_of(cv, g.choose(c, tv, fv))
+
+    def _select(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        """arith.select with a scalar condition of @main."""
+        g = self.g
+        c = self.scalar(op.operands[0])
+        t, tv = self.eval(op.operands[1], idx)
+        f, fv = self.eval(op.operands[2], idx)
+        return g.select(c, t, f), g.choose(c, tv, fv)
+
+    def _tg_cmp(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        assert isinstance(op, tg.CmpOp)
+        return self._elementwise(op, idx, lambda a: self._cmp(op, a))
+
+    def _tg_cast(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        et = element_type(value)
+        return self._elementwise(op, idx, lambda a: self._cast(a[0], et))
 
     def _elementwise(
         self, op: Operation, idx: Index, build: Callable[[list[SNode]], SNode]
@@ -281,7 +305,7 @@ class TensorEvaluator:
             return self.g.const(zero_of(et), et), False
         return build([x for x, _ in parts]), valid
 
-    def _pad(self, op: tg.PadOp, idx: Index) -> Element:
+    def _pad(self, op: tg.PadOp, value: SSAValue, idx: Index) -> Element:
         g = self.g
         lows = [lo for lo, _ in static_bounds(op)]
         src_idx, checks = im.pad_map(idx, shape_of(op.source), lows)
@@ -304,7 +328,7 @@ class TensorEvaluator:
         assert isinstance(fill, FloatAttr | IntegerAttr)
         return self.g.const(fill.value.data, element_type(op.result))
 
-    def _reduce(self, op: tg.ReduceOp, idx: Index) -> Element:
+    def _reduce(self, op: tg.ReduceOp, value: SSAValue, idx: Index) -> Element:
         g = self.g
         src_shape = shape_of(op.source)
         et = element_type(op.result)
@@ -393,6 +417,27 @@ class TensorEvaluator:
             )
         self._scalars[value] = node
         return node
+
+
+Rule = Callable[[TensorEvaluator, Any, SSAValue, Index], Element]
+
+_RULES: dict[type[Operation], Rule] = {
+    arith.ConstantOp: TensorEvaluator._constant,
+    devidx.InvalidOp: TensorEvaluator._invalid,
+    tg.ContiguousOp: TensorEvaluator._contiguous,
+    tg.ReshapeOp: TensorEvaluator._reshape,
+    tg.PermuteOp: TensorEvaluator._permute,
+    tg.ExpandOp: TensorEvaluator._expand,
+    tg.ShrinkOp: TensorEvaluator._shrink,
+    tg.FlipOp: TensorEvaluator._flip,
+    tg.PadOp: TensorEvaluator._pad,
+    tg.ReduceOp: TensorEvaluator._reduce,
+    tg.WhereOp: TensorEvaluator._where,
+    arith.SelectOp: TensorEvaluator._select,
+    tg.CmpOp: TensorEvaluator._tg_cmp,
+    tg.CastOp: TensorEvaluator._tg_cast,
+}
+"""How each op's element is built (arith/math ops without a rule are cloned on scalars)."""
 
 
 def splat_value(attr: Attribute) -> Any:
