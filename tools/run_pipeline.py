@@ -3,17 +3,13 @@
 ```python
 timings = Timings()
 with Progress("multi-run", "prog.mlir") as progress:
-    lowered = lower_for_runtime(module, timings, progress)   # in place
+    ran = lower_for_runtime(module, timings, progress)   # in place
 ```
 
-The pipeline is SPEC's: `multi-to-devidx, devidx-simplify, specialize-devices, form-kernels,
-convert-to-llvm`, started where the input already is (an input at the kernel level only needs
-convert-to-llvm; one at the llvm level, nothing). The passes come from the registry
-(xdsl_multi/passes.py) by name. Without convert-to-llvm the kernel level still runs, its kernels
-interpreted by xDSL (slow); every other missing pass is an error.
-
-A pass rejecting its input is a user error (exit 1) at the op; any other exception in a pass
-is an internal error (exit 2).
+The pipeline itself is xdsl_multi/pipeline.py (SPEC's passes, started where the input already
+is); here each pass is timed for `--time`, announced by the progress line, and its failures
+become diagnostics: a pass rejecting its input is a user error (exit 1) at the op, any other
+exception in a pass an internal error (exit 2).
 """
 
 from __future__ import annotations
@@ -22,33 +18,20 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Self, TextIO
 
-from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
-from xdsl_multi.dialects import make_context
-from xdsl_multi.passes import get_all_passes
-from xdsl_multi.runtime.interpreter import Level, detect_level, is_kernel_level
+from xdsl_multi import pipeline
 from xdsl_multi.tools.diagnostics import (
     CompileError,
     internal_error,
     op_from_traceback,
     op_pos,
 )
-
-PIPELINE = (
-    "multi-to-devidx",
-    "devidx-simplify",
-    "specialize-devices",
-    "form-kernels",
-    "convert-to-llvm",
-)
-OPTIONAL_PASSES = frozenset({"convert-to-llvm"})
-"""Passes the runtime can do without (kernels are then interpreted)."""
 
 PROGRESS_AFTER = 2.0
 """Seconds of compiling after which multi-run says on stderr what it is doing."""
@@ -139,52 +122,18 @@ class Progress:
 # ---------------------------------------------------------------------------------------------
 
 
-def is_llvm_level(module: ModuleOp) -> bool:
-    return any(isinstance(op, llvm.FuncOp) and op.body.blocks for op in module.walk())
-
-
-def passes_needed(module: ModuleOp) -> tuple[str, ...]:
-    """The pipeline's passes from where `module` is to the llvm level."""
-    if is_llvm_level(module):
-        return ()
-    if is_kernel_level(module):
-        return PIPELINE[4:]
-    level = detect_level(module)
-    if level is Level.DEVICE:
-        return PIPELINE[3:]
-    if level is Level.SPMD:
-        return PIPELINE[1:]
-    return PIPELINE
-
-
-def missing_passes(names: tuple[str, ...]) -> list[str]:
-    """The required passes of `names` that are not written yet."""
-    available = get_all_passes()
-    return [n for n in names if n not in available and n not in OPTIONAL_PASSES]
-
-
 def lower_for_runtime(
     module: ModuleOp, timings: Timings, progress: Progress | None = None
 ) -> tuple[str, ...]:
-    """Run the passes the module needs, in place; return the names of those that ran."""
-    names = passes_needed(module)
-    if missing := missing_passes(names):
-        raise CompileError(
-            f"the compiled backends need the pass '{missing[0]}', which is not available "
-            "yet; use --backend interp"
-        )
-    available = get_all_passes()
-    ctx = make_context()
-    ran = []
-    for name in names:
-        if name not in available:
-            continue
+    """xdsl_multi.pipeline.lower_for_runtime, each pass timed and announced, its failures as
+    diagnostics: a pass rejecting its input is exit code 1 at the op, any other exception 2."""
+
+    def each_pass(name: str, apply: Callable[[], None]) -> None:
         if progress is not None:
             progress.stage(name)
-        pass_class = available[name]()
         with timings(name):
             try:
-                pass_class().apply(ctx, module)
+                apply()
             except PassFailedException as e:
                 raise CompileError(
                     f"pass '{name}' failed: {str(e).strip()}", op_pos(op_from_traceback(e))
@@ -193,5 +142,8 @@ def lower_for_runtime(
                 raise internal_error(
                     f"internal error in pass '{name}'", e, op_pos(op_from_traceback(e))
                 ) from e
-        ran.append(name)
-    return tuple(ran)
+
+    try:
+        return pipeline.lower_for_runtime(module, each_pass)
+    except pipeline.PassUnavailable as e:
+        raise CompileError(f"the compiled backends need {e}; use --backend interp") from None

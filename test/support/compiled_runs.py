@@ -11,9 +11,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context
+from xdsl_multi.pipeline import lower_for_runtime
 from xdsl_multi.runtime.interpreter import run_module
 from xdsl_multi.tools.result_check import first_mismatch
-from xdsl_multi.tools.run_pipeline import Timings, lower_for_runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
@@ -28,7 +28,7 @@ def parse(text: str) -> ModuleOp:
 def lowered(text: str) -> ModuleOp:
     """The module at the llvm level (SPEC's pipeline, as multi-run runs it)."""
     module = parse(text)
-    lower_for_runtime(module, Timings())
+    lower_for_runtime(module)
     return module
 
 
