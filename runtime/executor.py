@@ -11,9 +11,9 @@ with Program(kernel_level_module) as program:      # compile once (schedules, pl
     outputs = program.gather(local)                  # logical arrays (copies)
 ```
 
-`Program` runs on the `threads` backend (backends/threads.py: one thread per device, sends
-hand arrays over through queues). The `mpi` backend (backends/mpi.py) runs the same schedules,
-one per MPI rank.
+`Program` runs on the `threads` backend (backends/threads.py: at most one thread per core,
+each running a group of devices in turns; sends hand arrays over through mailboxes). The `mpi`
+backend (backends/mpi.py) runs the same schedules, one device per MPI rank.
 
 The module is at the kernel level (form-kernels) or the llvm level (convert-to-llvm): a top
 module with `multi.devices` and `multi.signature` holding `builtin.module @device_K` whose
