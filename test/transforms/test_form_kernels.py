@@ -571,6 +571,28 @@ def test_tiles_with_remainders(name: str, tile: str) -> None:
     run_both(OP_CASES[name], "form-kernels" + tile, seed=1)
 
 
+RANDOM_SEEDS = range(60)
+
+
+@pytest.mark.parametrize("seed", RANDOM_SEEDS)
+def test_random_program(seed: int) -> None:
+    """The symbolic-lowering issue's random multi-level programs (test/support), lowered to the
+    device level and then to kernels with small tiles (so tiles and their remainders occur)."""
+    from pipeline_check import compare
+    from random_programs import program_inputs, random_program
+
+    text = random_program(seed).text
+    before = parse(text)
+    inputs = program_inputs(before, seed)
+    want = run_module(before, inputs)
+    module = apply(parse(text), LOWER)
+    if compare(run_module(module, inputs), want) is not None:
+        pytest.skip("the device level already differs (not form-kernels' business)")
+    apply(module, "form-kernels{tile-rows=2 tile-cols=3}")
+    check_contract(module)
+    assert compare(run_module(module, inputs), want) is None
+
+
 def test_nan_and_infinities_propagate() -> None:
     x = np.array([[np.nan, 1.0, -np.inf], [2.0, np.inf, 3.0]], np.float32)
     text = single(
