@@ -687,7 +687,9 @@ class Builder:
                 cands.append((new, x.enc))
         if not cands:
             raise NotApplicable("no reshape")
-        new, enc = self.c.choice(cands)
+        seen = {(v.shape, v.enc) for v in self.values}
+        meeting = [c for c in cands if c in seen]  # the type of a value it can meet again
+        new, enc = self.c.choice(meeting if meeting and self.c.boolean(0.5) else cands)
         self.use(x)
         self.add(f"tg.reshape {x.name} : {x.type} -> {{res}}", new, x.elt, enc, x.bound,
                  x.drift, "tg.reshape")
@@ -711,10 +713,21 @@ class Builder:
     def op_expand(self) -> None:
         x = self.pick(lambda v: any(v.shape[a] == 1 for a in self._free_axes(v)))
         ones = [a for a in self._free_axes(x) if x.shape[a] == 1]
-        axes = self.c.subset(ones)
-        shape = list(x.shape)
-        for a in axes:
-            shape[a] = self.c.integer(2, 4)
+
+        def expands_to(v: Val) -> bool:
+            return (v.enc == x.enc and len(v.shape) == len(x.shape) and v.shape != x.shape
+                    and all(n == o or (o == 1 and i in ones)
+                            for i, (o, n) in enumerate(zip(x.shape, v.shape, strict=True))))
+
+        # back to the shape of a value it can meet again (x - max(x), broadcast products)
+        targets = list(dict.fromkeys(v.shape for v in reversed(self.values) if expands_to(v)))
+        if targets and self.c.boolean(0.6):
+            shape = list(self.c.choice(targets))
+        else:
+            axes = self.c.subset(ones)
+            shape = list(x.shape)
+            for a in axes:
+                shape[a] = self.c.integer(2, 4)
         self.use(x)
         self.add(f"tg.expand {x.name} : {x.type} -> {{res}}", shape, x.elt, x.enc, x.bound,
                  x.drift, "tg.expand")
