@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from pipeline_check import ALLREDUCE, check_program
 
 HERE = Path(__file__).resolve().parent

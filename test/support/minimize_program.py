@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from xdsl.dialects import func  # noqa: E402
-from xdsl.parser import Parser  # noqa: E402
+from xdsl.dialects import func
+from xdsl.parser import Parser
 
-from xdsl_multi.dialects import make_context  # noqa: E402
+from xdsl_multi.dialects import make_context
 
 _NAME = re.compile(r"%[A-Za-z_][\w]*")
 

@@ -14,6 +14,7 @@ import importlib.util
 from collections.abc import Callable
 
 import numpy as np
+from random_programs import program_inputs
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
@@ -21,8 +22,6 @@ from xdsl.passes import ModulePass
 from xdsl_multi.dialects import make_context
 from xdsl_multi.runtime.interpreter import run_module
 from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
-
-from random_programs import program_inputs
 
 ALLREDUCE = ("naive", "ring", "all2all", "auto")
 RTOL, ATOL = 1e-4, 1e-5

@@ -44,7 +44,7 @@ import os
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any, TypeVar
 
 import numpy as np
@@ -288,7 +288,7 @@ def reshape_result_axis(old: Sequence[int], new: Sequence[int], axis: int, n: in
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def factorizations(numel: int, max_rank: int = MAX_RANK) -> tuple[tuple[int, ...], ...]:
     """Every ordered factorization of numel into 1..max_rank factors >= 1 (at most one 1)."""
     divs = [d for d in range(1, numel + 1) if numel % d == 0]
@@ -323,7 +323,7 @@ FLOAT_CONSTANTS = (1.0, 0.5, -1.0, 2.0, 0.25, -0.5, 0.0, 3.0, -2.0, 0.75)
 INT_CONSTANTS = (1, 0, 2, -1, 3, -2)
 
 
-def scalar_text(v: float | int | bool, elt: str) -> str:
+def scalar_text(v: float | bool, elt: str) -> str:
     if elt == "i1":
         return "true" if v else "false"
     if is_int(elt):
@@ -777,6 +777,7 @@ class Builder:
         bounds: list[str] = []
         shape = list(x.shape)
         select_shard = False
+        nonempty: list[tuple[int, int]] = []
         if enc.kind == "shard":
             L = x.shape[enc.axis]
             owned = [shard_bounds(L, enc.n, k) for k in range(enc.n)]
@@ -976,7 +977,7 @@ def verify_text(text: str) -> Any:
     try:
         module = Parser(make_context(), text).parse_module()
         module.verify()
-    except Exception as e:  # noqa: BLE001 - any parse or verify error is the generator's fault
+    except Exception as e:
         raise GeneratorBug(f"generated program does not verify: {e}\n{text}") from e
     return module
 

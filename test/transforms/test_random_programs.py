@@ -42,8 +42,8 @@ from hypothesis import strategies as st
 if __name__ == "__main__":  # replay mode: make test/support importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
-from pipeline_check import ALLREDUCE, LATER_STAGES, check_program  # noqa: E402
-from random_programs import Program, programs, random_program  # noqa: E402
+from pipeline_check import ALLREDUCE, LATER_STAGES, check_program
+from random_programs import Program, programs, random_program
 
 NUM_PROGRAMS = int(os.environ.get("XDSL_MULTI_RANDOM_PROGRAMS", "300"))
 
