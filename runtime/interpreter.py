@@ -105,20 +105,17 @@ def device_modules(module: ModuleOp) -> dict[int, ModuleOp]:
 
 
 def is_kernel_level(module: ModuleOp) -> bool:
-    """Device modules whose host schedules take memrefs or call kernels (form-kernels made
-    them), or a module without device modules whose @main takes memrefs (form-kernels on a
-    lone @main, one device): run by kernel_level.py."""
-    mods = device_modules(module)
-    if not mods:
-        main = SymbolTable.lookup_symbol(module, "main")
-        return isinstance(main, func.FuncOp) and any(
-            isinstance(t, MemRefType) for t in main.function_type.inputs
-        )
-    for mod in mods.values():
+    """Device modules with kernels (`multi.kernel`) or host schedules over memrefs
+    (form-kernels made them; a device-level @main may call helper functions on tensors), or
+    such a module alone (form-kernels on a lone @main, one device): run by kernel_level.py."""
+    for mod in device_modules(module).values() or [module]:
         for op in mod.walk():
-            if isinstance(op, func.CallOp) or (
-                isinstance(op, func.FuncOp)
-                and any(isinstance(t, MemRefType) for t in op.function_type.inputs)
+            if isinstance(op, func.FuncOp) and (
+                "multi.kernel" in op.attributes
+                or any(
+                    isinstance(t, MemRefType)
+                    for t in (*op.function_type.inputs, *op.function_type.outputs)
+                )
             ):
                 return True
     return False

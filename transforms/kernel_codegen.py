@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import prod
 
 from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
@@ -42,11 +43,15 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.transforms import index_maps as im
 from xdsl_multi.transforms.index_maps import Ix, Var
 from xdsl_multi.transforms.kernel_analysis import KernelPlan
 from xdsl_multi.transforms.scalar_graph import SNode, Valid, is_bool, is_float, walk, zero_of
+
+MAX_CONSTANT_ELEMENTS = 65536
+"""Largest non-splat constant a kernel writes out (element by element)."""
 
 KERNEL_ATTR = "multi.kernel"
 """Unit attribute on every kernel function (the kernel-level contract)."""
@@ -182,9 +187,6 @@ class KernelEmitter:
         if cls is arith.MulfOp and node.id in self._feeds_add:
             properties["fastmath"] = CONTRACT_FLAGS
         return cls.create(operands=operands, result_types=[node.type], properties=properties)
-
-    def valid_value(self, valid: Valid) -> SSAValue | bool:
-        return valid if isinstance(valid, bool) else self.value(valid)
 
     # -- reductions -----------------------------------------------------------------------
 
@@ -336,6 +338,11 @@ class KernelEmitter:
         t = op.result.type
         assert isinstance(t, TensorType)
         shape = t.get_shape()
+        if prod(shape) > MAX_CONSTANT_ELEMENTS:
+            raise PassFailedException(
+                f"form-kernels: a non-splat constant of {prod(shape)} elements is too large "
+                f"(at most {MAX_CONSTANT_ELEMENTS}: each element is one store)"
+            )
         values = list(op.value.iter_values())  # type: ignore[union-attr]
         et = t.element_type
         for flat, x in enumerate(values):
