@@ -29,8 +29,9 @@ is accumulated "reduction outside": the kernel loops i, k, j over register tiles
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import pairwise, product
 from math import prod
 
 from xdsl.dialects import arith, func
@@ -39,7 +40,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms import index_maps as im
-from xdsl_multi.transforms.index_maps import InBounds, Index, Var
+from xdsl_multi.transforms.index_maps import InBounds, Index, Ix, Var
 from xdsl_multi.transforms.scalar_graph import Graph, SNode, Valid, walk
 from xdsl_multi.transforms.tensor_elements import Splats, TensorEvaluator, shape_of
 
@@ -300,34 +301,63 @@ def loop_order(out_vars: list[Var], reduces: list[SNode]) -> list[Var]:
     return order
 
 
-def enclosing_loops(plan: KernelPlan, node: SNode, owners: dict[Var, SNode]) -> list[Var]:
-    """The loops around the point where `node` is computed, outermost first."""
-    pos = {v: k for k, v in enumerate(plan.order)}
+def enclosing_loops(order: list[Var], node: SNode, owners: dict[Var, SNode]) -> list[Var]:
+    """The loops around the point where `node` is computed, outermost first, given the output
+    loops `order`."""
+    pos = {v: k for k, v in enumerate(order)}
     level = max((pos[v] for v in node.fv if v in pos), default=-1)
-    best = plan.order[: level + 1]
+    best = order[: level + 1]
     for v in node.fv:
         owner = owners.get(v)
         if owner is None:
             continue
         rvars = owner.loop_vars
-        chain = enclosing_loops(plan, owner, owners) + list(rvars[: rvars.index(v) + 1])
+        chain = enclosing_loops(order, owner, owners) + list(rvars[: rvars.index(v) + 1])
         if len(chain) > len(best):
             best = chain
     return best
 
 
+MAX_PIECES = 64
+"""Range combinations of split loops checked one by one (more: the unsplit loops are)."""
+
+
+def pieces(plan: KernelPlan) -> Iterator[tuple[list[Var], list[SNode]]]:
+    """The output loops and element nodes of each range combination of the split loops (what
+    kernel_codegen.emit_nest emits), or of the unsplit loops."""
+    ranges = [plan.segments.get(v, [(v.lo, v.hi)]) for v in plan.order]
+    if not plan.segments or prod(len(r) for r in ranges) > MAX_PIECES:
+        yield plan.order, _roots(plan)
+        return
+    for choice in product(*ranges):
+        order: list[Var] = []
+        mapping: dict[Var, Ix] = {}
+        for v, (lo, hi) in zip(plan.order, choice, strict=True):
+            nv = v if (lo, hi) == (v.lo, v.hi) else plan.graph.new_var(lo, hi, v.name)
+            order.append(nv)
+            if nv is not v:
+                mapping[v] = im.var(nv)
+        index = tuple(im.substitute(x, mapping) for x in plan.index)
+        value, valid = plan.evaluator.define(plan.root, index)
+        yield order, [value] + ([valid] if isinstance(valid, SNode) else [])
+
+
 def overcomputed_reductions(plan: KernelPlan) -> set[SSAValue]:
-    """Reductions that this kernel would compute more often than they have elements."""
-    nodes = walk(_roots(plan))
-    reduces = [n for n in nodes if n.kind == "reduce"]
-    owners = {v: n for n in nodes for v in n.loop_vars}
-    out: set[SSAValue] = set()
-    for r in reduces:
-        runs = prod(v.extent for v in enclosing_loops(plan, r, owners))
-        result = r.reduce.origin.results[0]
-        if runs > prod(shape_of(result)):
-            out.add(result)
-    return out
+    """Reductions that this kernel would compute more often than they have elements (a
+    reduction shared by several ranges of a split loop counts once)."""
+    runs: dict[int, int] = {}
+    origins: dict[int, SSAValue] = {}
+    for order, roots in pieces(plan):
+        nodes = walk(roots)
+        owners = {v: n for n in nodes for v in n.loop_vars}
+        for r in nodes:
+            if r.kind == "reduce" and r.id not in runs:
+                runs[r.id] = prod(v.extent for v in enclosing_loops(order, r, owners))
+                origins[r.id] = r.reduce.origin.results[0]
+    total: dict[SSAValue, int] = {}
+    for rid, n in runs.items():
+        total[origins[rid]] = total.get(origins[rid], 0) + n
+    return {v for v, n in total.items() if n > prod(shape_of(v))}
 
 
 def shared_reductions(plans: list[KernelPlan]) -> set[SSAValue]:

@@ -467,6 +467,15 @@ OP_CASES: dict[str, str] = {
     %e = math.exp %p : tensor<4x8xf32>
     func.return %c, %e : tensor<2x8xf32>, tensor<4x8xf32>""",
     ),
+    "reduction-under-invalid-padding": single(
+        "%x: tensor<6x5xf32>",
+        "tensor<6x1xf32>",
+        """    %s = tg.shrink %x [[0, 3], [0, 5]] : tensor<6x5xf32> -> tensor<3x5xf32>
+    %q = arith.mulf %s, %s : tensor<3x5xf32>
+    %r = tg.reduce add %q [1] : tensor<3x5xf32> -> tensor<3x1xf32>
+    %p = tg.pad %r [[0, 3], [0, 0]] invalid : tensor<3x1xf32> -> tensor<6x1xf32>
+    func.return %p : tensor<6x1xf32>""",
+    ),
     "results-alias-arguments": single(
         "%x: tensor<3xf32>",
         "tensor<3xf32>, tensor<3xf32>, tensor<3xf32>",
@@ -652,6 +661,14 @@ def test_pads_split_loops() -> None:
     rows = [op for op in padded.body.block.ops if isinstance(op, scf.ForOp)]
     assert len(rows) == 3  # padding, the two valid rows, padding
     assert [sum(isinstance(o, math.ExpOp) for o in r.walk()) for r in rows] == [0, 1, 0]
+
+
+def test_reduction_under_padding_is_not_materialized() -> None:
+    """The last device of an uneven split (BENCH W7): rows past the share are Invalid padding;
+    the split loop never computes the row sums there, so they stay fused (one kernel)."""
+    module = apply(parse(OP_CASES["reduction-under-invalid-padding"]), "form-kernels")
+    (kernel,) = kernels_of(module)
+    assert sum(isinstance(op, scf.ForOp) for op in kernel.body.block.ops) == 2
 
 
 def test_broadcast_contiguous_is_not_written_out() -> None:
