@@ -81,6 +81,17 @@ class KernelPlan:
     constant: arith.ConstantOp | None = None
     segments: dict[Var, list[tuple[int, int]]] = field(default_factory=dict)
     """Output loops split where a pad's bounds check changes (the ranges, inclusive)."""
+    _range_vars: dict[tuple[Var, int, int], Var] = field(default_factory=dict)
+
+    def range_var(self, v: Var, lo: int, hi: int) -> Var:
+        """The variable of output loop `v` over the range [lo, hi] of a split (the same one
+        for the analysis and the code, so their elements are the same nodes)."""
+        if (lo, hi) == (v.lo, v.hi):
+            return v
+        key = (v, lo, hi)
+        if key not in self._range_vars:
+            self._range_vars[key] = self.graph.new_var(lo, hi, v.name)
+        return self._range_vars[key]
 
 
 @dataclass
@@ -333,7 +344,7 @@ def pieces(plan: KernelPlan) -> Iterator[tuple[list[Var], list[SNode]]]:
         order: list[Var] = []
         mapping: dict[Var, Ix] = {}
         for v, (lo, hi) in zip(plan.order, choice, strict=True):
-            nv = v if (lo, hi) == (v.lo, v.hi) else plan.graph.new_var(lo, hi, v.name)
+            nv = plan.range_var(v, lo, hi)
             order.append(nv)
             if nv is not v:
                 mapping[v] = im.var(nv)

@@ -321,7 +321,7 @@ class KernelEmitter:
             return
         v = plan.order[level]
         for lo, hi in plan.segments.get(v, [(v.lo, v.hi)]):
-            nv = v if (lo, hi) == (v.lo, v.hi) else self.g.new_var(lo, hi, v.name)
+            nv = plan.range_var(v, lo, hi)
             _, inner = self.open_loop(frame, nv, lo, hi + 1, 1, [])
             if nv is not v:
                 mapping[v] = im.var(nv)
