@@ -269,6 +269,9 @@ def plan_kernel(
     choose_tiling(plan, policy)
     if not plan.tiled:
         plan.segments = loop_segments(plan.order, ev.checks)
+    if plan.segments:  # the split loops' elements are built afresh: the unsplit element's
+        # positions must not count towards scratch rows (tensor_elements._from_scratch)
+        plan.evaluator = TensorEvaluator(graph, ev.is_leaf, splats)
     return plan
 
 

@@ -476,6 +476,25 @@ OP_CASES: dict[str, str] = {
     %p = tg.pad %r [[0, 3], [0, 0]] invalid : tensor<3x1xf32> -> tensor<6x1xf32>
     func.return %p : tensor<6x1xf32>""",
     ),
+    "layernorm-of-padded-rows": single(
+        "%x0: tensor<3x16xf32>",
+        "tensor<5x16xf32>",
+        """    %x = tg.pad %x0 [[0, 2], [0, 0]] invalid : tensor<3x16xf32> -> tensor<5x16xf32>
+    %inv_n = arith.constant dense<0.0625> : tensor<5x1xf32>
+    %eps = arith.constant dense<1.0e-05> : tensor<5x1xf32>
+    %sum = tg.reduce add %x [1] : tensor<5x16xf32> -> tensor<5x1xf32>
+    %mu = arith.mulf %sum, %inv_n : tensor<5x1xf32>
+    %mue = tg.expand %mu : tensor<5x1xf32> -> tensor<5x16xf32>
+    %d = arith.subf %x, %mue : tensor<5x16xf32>
+    %d2 = arith.mulf %d, %d : tensor<5x16xf32>
+    %ssq = tg.reduce add %d2 [1] : tensor<5x16xf32> -> tensor<5x1xf32>
+    %var = arith.mulf %ssq, %inv_n : tensor<5x1xf32>
+    %ve = arith.addf %var, %eps : tensor<5x1xf32>
+    %rstd = math.rsqrt %ve : tensor<5x1xf32>
+    %rstde = tg.expand %rstd : tensor<5x1xf32> -> tensor<5x16xf32>
+    %y = arith.mulf %d, %rstde : tensor<5x16xf32>
+    func.return %y : tensor<5x16xf32>""",
+    ),
     "results-alias-arguments": single(
         "%x: tensor<3xf32>",
         "tensor<3xf32>, tensor<3xf32>, tensor<3xf32>",
@@ -669,6 +688,12 @@ def test_reduction_under_padding_is_not_materialized() -> None:
     module = apply(parse(OP_CASES["reduction-under-invalid-padding"]), "form-kernels")
     (kernel,) = kernels_of(module)
     assert sum(isinstance(op, scf.ForOp) for op in kernel.body.block.ops) == 2
+    # layernorm over Invalid padding rows: still the multireduce kernel, rows split, no scratch
+    module = apply(parse(OP_CASES["layernorm-of-padded-rows"]), "form-kernels")
+    (kernel,) = kernels_of(module)
+    rows = [op for op in kernel.body.block.ops if isinstance(op, scf.ForOp)]
+    assert [sum(isinstance(o, scf.ForOp) for o in r.walk()) for r in rows] == [4, 2]
+    assert not any(isinstance(op, memref.AllocaOp) for op in kernel.body.walk())
 
 
 def test_broadcast_contiguous_is_not_written_out() -> None:
