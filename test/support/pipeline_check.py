@@ -1,6 +1,7 @@
 """Check that the lowering pipeline keeps a multi-level program's meaning: the reference
 interpreter's logical outputs of the program and of the module after each stage
-(multi-to-devidx, then devidx-simplify and specialize-devices once their modules exist) agree.
+(multi-to-devidx, then devidx-simplify, specialize-devices and form-kernels once their modules
+exist) agree.
 
 Used by test/transforms/test_random_programs.py and test/regressions/. Floats are compared with
 rtol=1e-4, atol=1e-5, integers and booleans exactly; a failure names the stage and holds the
@@ -41,6 +42,7 @@ LATER_STAGES: list[tuple[str, Callable[[], ModulePass]]] = [
          _optional_pass("xdsl_multi.transforms.devidx_simplify", "DevidxSimplify")),
         ("specialize-devices",
          _optional_pass("xdsl_multi.transforms.specialize_devices", "SpecializeDevices")),
+        ("form-kernels", _optional_pass("xdsl_multi.transforms.form_kernels", "FormKernels")),
     ]
     if factory is not None
 ]

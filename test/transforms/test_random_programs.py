@@ -10,6 +10,8 @@ and empty shards). The reference interpreter must give the same logical outputs 
     == after multi-to-devidx{allreduce=naive|ring|all2all|auto ring-threshold=<small>}
     == after devidx-simplify          (when xdsl_multi.transforms.devidx_simplify exists)
     == after specialize-devices       (when xdsl_multi.transforms.specialize_devices exists)
+    == after form-kernels             (when xdsl_multi.transforms.form_kernels exists; the
+                                       interpreter runs the kernel level)
 
 Floats are compared with rtol=1e-4, atol=1e-5 (the generator keeps magnitudes and summation-order
 drift far below that), integers and booleans exactly.
@@ -81,7 +83,7 @@ def test_seeded_programs(seed: int) -> None:
 def test_pipeline_stages_present() -> None:
     """Documents which stages this run checks (later passes join once their modules exist)."""
     assert [n for n, _ in LATER_STAGES] == [
-        n for n in ("devidx-simplify", "specialize-devices")
+        n for n in ("devidx-simplify", "specialize-devices", "form-kernels")
         if importlib.util.find_spec(
             "xdsl_multi.transforms." + n.replace("-", "_")) is not None
     ]
