@@ -24,9 +24,9 @@ from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, MemRefType, Tenso
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AttrConstraint,
-    VerificationContext,
     IntConstraint,
     IRDLOperation,
+    VerificationContext,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -398,8 +398,8 @@ Devidx = Dialect(
 )
 
 __all__ = [
-    "Devidx",
     "DeviceNumOp",
+    "Devidx",
     "FetchOp",
     "IndexOp",
     "InvalidOp",

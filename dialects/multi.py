@@ -57,13 +57,14 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl_multi.dialects.syntax import (
     encoding_of,
     expect_tensor,
+    no_extra,
     parse_i64,
     parse_operand_list,
     parse_type_list,
-    parse_unary_types,
+    parse_unary,
     plural,
     print_attr_dict,
-    print_unary_types,
+    print_unary,
     resolve_all,
     string_list,
     string_literal,
@@ -313,21 +314,15 @@ class MultiOp(_UnaryMultiOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> MultiOp:
-        src = parser.parse_unresolved_operand()
-        parser.parse_keyword("axis")
-        axis = parse_i64(parser)
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(parser.resolve_operand(src, in_t), axis, out_t)
-        op.attributes |= attrs
-        return op
+        def axis() -> int:
+            parser.parse_keyword("axis")
+            return parse_i64(parser)
+
+        form = parse_unary(parser, axis)
+        return form.finish(cls(form.resolve(parser), form.extra, form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_string(f" axis {self.axis.value.data}")
-        print_attr_dict(printer, self.attributes)
-        print_unary_types(printer, self.source.type, self.result.type)
+        print_unary(printer, self, self.source, f" axis {self.axis.value.data}")
 
     def verify_(self) -> None:
         src, res = self._types()
@@ -392,22 +387,17 @@ class MselectOp(_UnaryMultiOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> MselectOp:
-        src = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        index = parse_i64(parser)
-        parser.parse_punctuation("]")
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(parser.resolve_operand(src, in_t), index, out_t)
-        op.attributes |= attrs
-        return op
+        def index() -> int:
+            parser.parse_punctuation("[")
+            value = parse_i64(parser)
+            parser.parse_punctuation("]")
+            return value
+
+        form = parse_unary(parser, index)
+        return form.finish(cls(form.resolve(parser), form.extra, form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_string(f"[{self.index.value.data}]")
-        print_attr_dict(printer, self.attributes)
-        print_unary_types(printer, self.source.type, self.result.type)
+        print_unary(printer, self, self.source, f"[{self.index.value.data}]")
 
     def verify_(self) -> None:
         src, res = self._types()
@@ -561,21 +551,11 @@ class CopyOp(_UnaryMultiOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> CopyOp:
-        src = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(parser.resolve_operand(src, in_t), out_t)
-        op.attributes |= attrs
-        return op
+        form = parse_unary(parser, no_extra)
+        return form.finish(cls(form.resolve(parser), form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        print_unary(printer, self, self.source, arrow=True)
 
     def verify_(self) -> None:
         src, res = self._types()
@@ -620,21 +600,11 @@ class AllreduceOp(_UnaryMultiOp):
     @classmethod
     def parse(cls, parser: Parser) -> AllreduceOp:
         kind = parse_reduce_kind(parser)
-        src = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(kind, parser.resolve_operand(src, in_t), out_t)
-        op.attributes |= attrs
-        return op
+        form = parse_unary(parser, no_extra)
+        return form.finish(cls(kind, form.resolve(parser), form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data} ")
-        printer.print_operand(self.source)
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        print_unary(printer, self, self.source, prefix=f"{self.kind.data} ", arrow=True)
 
     def verify_(self) -> None:
         if self.kind.data not in self.KINDS:

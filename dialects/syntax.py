@@ -6,8 +6,10 @@ Every op of these dialects reads ``<keyword-ish header> : <types>`` and most of 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from io import StringIO
+from typing import Generic, TypeVar
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -19,7 +21,7 @@ from xdsl.dialects.builtin import (
     Signedness,
     TensorType,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -148,7 +150,7 @@ def parse_int_list(parser: Parser) -> list[int]:
 
 
 def print_int_list(printer: Printer, values: Sequence[int]) -> None:
-    printer.print_string("[" + ", ".join(str(v) for v in values) + "]")
+    printer.print_string(int_list_text(values))
 
 
 def print_unary_types(printer: Printer, in_type: Attribute, out_type: Attribute) -> None:
@@ -163,3 +165,72 @@ def print_unary_types(printer: Printer, in_type: Attribute, out_type: Attribute)
 def print_attr_dict(printer: Printer, attributes: dict[str, Attribute]) -> None:
     if attributes:
         printer.print_op_attributes(attributes)
+
+
+_T = TypeVar("_T")
+_OpT = TypeVar("_OpT", bound=Operation)
+
+
+@dataclass
+class UnaryForm(Generic[_T]):
+    """What `parse_unary` read: ``%source <extra> attr-dict : T_in (-> T_out)?``."""
+
+    source: UnresolvedOperand
+    extra: _T
+    attributes: dict[str, Attribute]
+    in_type: Attribute
+    out_type: Attribute
+
+    def resolve(self, parser: Parser) -> SSAValue:
+        return parser.resolve_operand(self.source, self.in_type)
+
+    def finish(self, op: _OpT) -> _OpT:
+        """`op` with the parsed attribute dictionary added."""
+        op.attributes |= self.attributes
+        return op
+
+
+def parse_unary(parser: Parser, extra: Callable[[], _T]) -> UnaryForm[_T]:
+    """Parse the shared form of one-operand ops; `extra` reads what follows the operand (an
+    integer list, `[N]`, `axis N`, bounds...)."""
+    source = parser.parse_unresolved_operand()
+    value = extra()
+    attributes = parser.parse_optional_attr_dict()
+    in_type, out_type = parse_unary_types(parser)
+    return UnaryForm(source, value, attributes, in_type, out_type)
+
+
+def no_extra() -> None:
+    return None
+
+
+def print_unary(
+    printer: Printer,
+    op: Operation,
+    source: SSAValue,
+    extra: str | Callable[[], None] = "",
+    *,
+    prefix: str = "",
+    arrow: bool = False,
+) -> None:
+    """Print ``prefix %source extra attr-dict : T_in -> T_out`` (``: T`` when the types agree,
+    unless `arrow`); `extra` is text or a function that prints it."""
+    printer.print_string(f" {prefix}" if prefix else " ")
+    printer.print_operand(source)
+    if callable(extra):
+        extra()
+    else:
+        printer.print_string(extra)
+    print_attr_dict(printer, op.attributes)
+    result = op.results[0].type
+    if arrow:
+        printer.print_string(" : ")
+        printer.print_attribute(source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(result)
+    else:
+        print_unary_types(printer, source.type, result)
+
+
+def int_list_text(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"

@@ -51,13 +51,16 @@ from xdsl_multi.dialects.multi import (
 from xdsl_multi.dialects.syntax import (
     encoding_of,
     expect_tensor,
+    int_list_text,
+    no_extra,
     pairs_text,
     parse_i64,
     parse_int_list,
+    parse_unary,
     parse_unary_types,
     plural,
     print_attr_dict,
-    print_int_list,
+    print_unary,
     print_unary_types,
 )
 
@@ -146,18 +149,11 @@ class ReshapeOp(_UnaryTgOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ReshapeOp:
-        src = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(parser.resolve_operand(src, in_t), out_t)
-        op.attributes |= attrs
-        return op
+        form = parse_unary(parser, no_extra)
+        return form.finish(cls(form.resolve(parser), form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        print_attr_dict(printer, self.attributes)
-        print_unary_types(printer, self.source.type, self.result.type)
+        print_unary(printer, self, self.source)
 
     def verify_(self) -> None:
         src, res = self._types()
@@ -217,21 +213,11 @@ class PermuteOp(_UnaryTgOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> PermuteOp:
-        src = parser.parse_unresolved_operand()
-        order = parse_int_list(parser)
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(parser.resolve_operand(src, in_t), order, out_t)
-        op.attributes |= attrs
-        return op
+        form = parse_unary(parser, lambda: parse_int_list(parser))
+        return form.finish(cls(form.resolve(parser), form.extra, form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_string(" ")
-        print_int_list(printer, self.order_list)
-        print_attr_dict(printer, self.attributes)
-        print_unary_types(printer, self.source.type, self.result.type)
+        print_unary(printer, self, self.source, " " + int_list_text(self.order_list))
 
     def verify_(self) -> None:
         src, res = self._types()
@@ -271,18 +257,11 @@ class ExpandOp(_UnaryTgOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ExpandOp:
-        src = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(parser.resolve_operand(src, in_t), out_t)
-        op.attributes |= attrs
-        return op
+        form = parse_unary(parser, no_extra)
+        return form.finish(cls(form.resolve(parser), form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        print_attr_dict(printer, self.attributes)
-        print_unary_types(printer, self.source.type, self.result.type)
+        print_unary(printer, self, self.source)
 
     def verify_(self) -> None:
         src, res = self._types()
@@ -556,7 +535,7 @@ class PadOp(_BoundsOp):
         _check_same_encoding(self.name, src, res)
 
 
-def pad_value_attr(fill: int | float | bool, element_type: Attribute) -> Attribute | None:
+def pad_value_attr(fill: float | bool, element_type: Attribute) -> Attribute | None:
     """The fill attribute of `tg.pad ... value V` for an element type, or None if V does not fit."""
     if isinstance(element_type, IntegerType):
         if isinstance(fill, float) and not fill.is_integer():
@@ -598,21 +577,12 @@ class ShrinkOp(_BoundsOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ShrinkOp:
-        src = parser.parse_unresolved_operand()
-        raw = cls._parse_bounds(parser)
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        bounds = cls._resolve_bounds(parser, raw)
-        op = cls(parser.resolve_operand(src, in_t), bounds, out_t)
-        op.attributes |= attrs
-        return op
+        form = parse_unary(parser, lambda: cls._parse_bounds(parser))
+        bounds = cls._resolve_bounds(parser, form.extra)
+        return form.finish(cls(form.resolve(parser), bounds, form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        self._print_bounds(printer)
-        print_attr_dict(printer, self.attributes)
-        print_unary_types(printer, self.source.type, self.result.type)
+        print_unary(printer, self, self.source, lambda: self._print_bounds(printer))
 
     def selected_shard(self) -> int | None:
         """For a sharded operand whose shard axis is cut to exactly one shard: that shard's
@@ -706,21 +676,11 @@ class FlipOp(_UnaryTgOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> FlipOp:
-        src = parser.parse_unresolved_operand()
-        axes = parse_int_list(parser)
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(parser.resolve_operand(src, in_t), axes, out_t)
-        op.attributes |= attrs
-        return op
+        form = parse_unary(parser, lambda: parse_int_list(parser))
+        return form.finish(cls(form.resolve(parser), form.extra, form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_string(" ")
-        print_int_list(printer, self.axes_list)
-        print_attr_dict(printer, self.attributes)
-        print_unary_types(printer, self.source.type, self.result.type)
+        print_unary(printer, self, self.source, " " + int_list_text(self.axes_list))
 
     def verify_(self) -> None:
         src, res = self._types()
@@ -773,21 +733,12 @@ class ReduceOp(_UnaryTgOp):
     @classmethod
     def parse(cls, parser: Parser) -> ReduceOp:
         kind = parse_reduce_kind(parser)
-        src = parser.parse_unresolved_operand()
-        axes = parse_int_list(parser)
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(kind, parser.resolve_operand(src, in_t), axes, out_t)
-        op.attributes |= attrs
-        return op
+        form = parse_unary(parser, lambda: parse_int_list(parser))
+        return form.finish(cls(kind, form.resolve(parser), form.extra, form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data} ")
-        printer.print_operand(self.source)
-        printer.print_string(" ")
-        print_int_list(printer, self.axes_list)
-        print_attr_dict(printer, self.attributes)
-        print_unary_types(printer, self.source.type, self.result.type)
+        axes = " " + int_list_text(self.axes_list)
+        print_unary(printer, self, self.source, axes, prefix=f"{self.kind.data} ")
 
     def verify_(self) -> None:
         if self.kind.data not in self.KINDS:
@@ -829,18 +780,11 @@ class ContiguousOp(_UnaryTgOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ContiguousOp:
-        src = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(parser.resolve_operand(src, in_t), out_t)
-        op.attributes |= attrs
-        return op
+        form = parse_unary(parser, no_extra)
+        return form.finish(cls(form.resolve(parser), form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        print_attr_dict(printer, self.attributes)
-        print_unary_types(printer, self.source.type, self.result.type)
+        print_unary(printer, self, self.source)
 
     def verify_(self) -> None:
         src, res = self._types()
@@ -1015,21 +959,11 @@ class CastOp(_UnaryTgOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> CastOp:
-        src = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(parser.resolve_operand(src, in_t), out_t)
-        op.attributes |= attrs
-        return op
+        form = parse_unary(parser, no_extra)
+        return form.finish(cls(form.resolve(parser), form.out_type))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        print_unary(printer, self, self.source, arrow=True)
 
     def verify_(self) -> None:
         src = expect_tensor(self.name, "operand", self.source.type)
