@@ -59,13 +59,11 @@ from xdsl_multi.dialects.syntax import (
     expect_tensor,
     no_extra,
     parse_i64,
-    parse_operand_list,
-    parse_type_list,
     parse_unary,
+    parse_variadic,
     plural,
-    print_attr_dict,
     print_unary,
-    resolve_all,
+    print_variadic,
     string_list,
     string_literal,
 )
@@ -443,25 +441,13 @@ class MstackOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> MstackOp:
-        operands = parse_operand_list(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        types_pos = parser.pos
-        types = parse_type_list(parser)
-        parser.parse_punctuation("->")
-        out_t = parser.parse_type()
-        op = cls(resolve_all(parser, operands, types, types_pos), out_t)
-        op.attributes |= attrs
+        operands, attributes, out_type = parse_variadic(parser)
+        op = cls(operands, out_type)
+        op.attributes |= attributes
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.sources, printer.print_operand)
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_list((s.type for s in self.sources), printer.print_attribute)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        print_variadic(printer, self)
 
     def verify_(self) -> None:
         if not self.sources:

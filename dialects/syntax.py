@@ -234,3 +234,27 @@ def print_unary(
 
 def int_list_text(values: Sequence[int]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def parse_variadic(parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute], Attribute]:
+    """Parse ``%a, %b attr-dict : T_a, T_b -> T_out`` (mstack, stack): the resolved operands,
+    the attribute dictionary and the result type."""
+    operands = parse_operand_list(parser)
+    attributes = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    types_pos = parser.pos
+    types = parse_type_list(parser)
+    parser.parse_punctuation("->")
+    out_type = parser.parse_type()
+    return resolve_all(parser, operands, types, types_pos), attributes, out_type
+
+
+def print_variadic(printer: Printer, op: Operation) -> None:
+    """Print ``%a, %b attr-dict : T_a, T_b -> T_out``."""
+    printer.print_string(" ")
+    printer.print_list(op.operands, printer.print_operand)
+    print_attr_dict(printer, op.attributes)
+    printer.print_string(" : ")
+    printer.print_list((s.type for s in op.operands), printer.print_attribute)
+    printer.print_string(" -> ")
+    printer.print_attribute(op.results[0].type)
