@@ -43,8 +43,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import ModuleOp, NoneAttr, TensorType
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    NoneAttr,
+    StringAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -52,6 +61,7 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx
+from xdsl_multi.transforms.device_scalars import DeviceScalars
 from xdsl_multi.transforms.kernel_analysis import Fusion, TilePolicy, analyze
 from xdsl_multi.transforms.kernel_codegen import build_kernel, memref_type
 from xdsl_multi.transforms.tensor_elements import Splats
@@ -79,8 +89,26 @@ def deep_recursion(limit: int = RECURSION_LIMIT) -> Iterator[None]:
 # --------------------------------------------------------------------------------------------
 
 
-def build_schedule(main: func.FuncOp, fusion: Fusion, kernels: dict[SSAValue, str]) -> func.FuncOp:
-    """@main over memrefs: allocate, call kernels, send, receive, free, return."""
+@dataclass(frozen=True)
+class SpmdDevice:
+    """SPMD mode: the host schedule being written is device `device`'s; `sources[f]` is the
+    source device of fetch `f` on every device, `channels[f]` its channel."""
+
+    device: int
+    sources: dict[devidx.FetchOp, list[int]]
+    channels: dict[devidx.FetchOp, int]
+    takes_device: set[str]
+
+
+def build_schedule(
+    main: func.FuncOp,
+    fusion: Fusion,
+    kernels: dict[SSAValue, str],
+    spmd: SpmdDevice | None = None,
+) -> func.FuncOp:
+    """@main over memrefs: allocate, call kernels, send, receive, free, return. In SPMD mode
+    (`spmd`), for one device of the kernels built once: the kernels that need the device
+    number get it as a constant, each fetch is this device's sends and receive."""
     old = main.body.block
     inputs = [memref_type(t) for t in main.function_type.inputs]
     outputs = [memref_type(t) for t in main.function_type.outputs]
@@ -88,6 +116,12 @@ def build_schedule(main: func.FuncOp, fusion: Fusion, kernels: dict[SSAValue, st
     for old_arg, new_arg in zip(old.args, block.args, strict=True):
         new_arg.name_hint = old_arg.name_hint
     buffer: dict[SSAValue, SSAValue] = dict(zip(old.args, block.args, strict=True))
+    device_num: SSAValue | None = None
+    if spmd is not None and spmd.takes_device:
+        const = arith.ConstantOp(IntegerAttr(spmd.device, IndexType()))
+        const.result.name_hint = "d"
+        block.add_op(const)
+        device_num = const.result
     for op in old.ops:
         for r in op.results:
             plan = fusion.plan_of(r)
@@ -100,6 +134,9 @@ def build_schedule(main: func.FuncOp, fusion: Fusion, kernels: dict[SSAValue, st
             alloc = memref.AllocOp.get(t.element_type, shape=t.get_shape())
             block.add_op(alloc)
             args = [buffer[v] for v in plan.leaves] + [alloc.memref]
+            if spmd is not None and kernels[r] in spmd.takes_device:
+                assert device_num is not None
+                args.append(device_num)
             block.add_op(func.CallOp(kernels[r], args, []))
             buffer[r] = alloc.memref
         if isinstance(op, devidx.RecvOp):
@@ -110,13 +147,61 @@ def build_schedule(main: func.FuncOp, fusion: Fusion, kernels: dict[SSAValue, st
             buffer[op.result] = recv.result
         elif isinstance(op, devidx.SendOp):
             block.add_op(devidx.SendOp(buffer[op.value], op.dest.value.data, op.channel.value.data))
+        elif isinstance(op, devidx.FetchOp):
+            if spmd is None:
+                raise PassFailedException(
+                    "form-kernels: devidx.fetch at the device level (run specialize-devices "
+                    "first, or form-kernels{spmd=true})"
+                )
+            _fetch(block, buffer, op, spmd)
         elif isinstance(op, func.ReturnOp):
             block.add_op(func.ReturnOp(*_results(block, [buffer[v] for v in op.operands])))
         elif isinstance(op, func.CallOp):
             raise PassFailedException("form-kernels: @main may not call functions")
+    if spmd is not None:
+        _drop_dead_kernels(block)
     _free_after_last_use(block)
     new = func.FuncOp(main.sym_name.data, (inputs, outputs), Region(block))
     return new
+
+
+def _fetch(
+    block: Block, buffer: dict[SSAValue, SSAValue], op: devidx.FetchOp, spmd: SpmdDevice
+) -> None:
+    """Device K's part of `devidx.fetch %x from %src`: send its %x to every other device that
+    fetches from K, then receive from its own source (or take its own %x)."""
+    me, sources, channel = spmd.device, spmd.sources[op], spmd.channels[op]
+    value = buffer[op.value]
+    for dest, src in enumerate(sources):
+        if src == me and dest != me:
+            block.add_op(devidx.SendOp(value, dest, channel))
+    if sources[me] == me:
+        buffer[op.result] = value
+    else:
+        recv = devidx.RecvOp(sources[me], channel, memref_type(op.result.type))
+        block.add_op(recv)
+        buffer[op.result] = recv.result
+
+
+def _drop_dead_kernels(block: Block) -> None:
+    """SPMD mode: a kernel whose buffer this device neither reads, sends nor returns is not
+    run there (a value only another device fetches from its owner), nor its buffer made."""
+    used: set[SSAValue] = set()
+    for op in reversed(list(block.ops)):
+        if isinstance(op, func.CallOp):
+            out = op.arguments[-1] if not isinstance(op.arguments[-1].type, IndexType) else (
+                op.arguments[-2]
+            )
+            if out not in used:
+                block.erase_op(op)
+                continue
+        elif isinstance(op, memref.AllocOp) and op.memref not in used:
+            block.erase_op(op)
+            continue
+        if isinstance(op, func.CallOp):
+            used.update(a for a in op.arguments if a is not out)
+        else:
+            used.update(op.operands)
 
 
 def _results(block: Block, values: list[SSAValue]) -> list[SSAValue]:
@@ -165,15 +250,7 @@ def _unique_name(module: ModuleOp, counter: list[int]) -> str:
 
 def form_module_kernels(module: ModuleOp, policy: TilePolicy, splats: Splats) -> None:
     """Kernels and a host schedule for the @main of one (device) module."""
-    main = SymbolTable.lookup_symbol(module, "main")
-    if not isinstance(main, func.FuncOp) or not main.body.blocks:
-        raise PassFailedException("form-kernels: the module has no func.func @main with a body")
-    for t in [*main.function_type.inputs, *main.function_type.outputs]:
-        if not isinstance(t, TensorType) or not isinstance(t.encoding, NoneAttr):
-            raise PassFailedException(
-                f"form-kernels: @main must take and return plain tensors (the device level: run "
-                f"multi-to-devidx, devidx-simplify and specialize-devices first), found {t}"
-            )
+    main = _checked_main(module)
     top = module
     while isinstance(top.parent_op(), ModuleOp):
         top = top.parent_op()
@@ -194,6 +271,77 @@ def form_module_kernels(module: ModuleOp, policy: TilePolicy, splats: Splats) ->
     Rewriter.replace_op(main, schedule)
 
 
+def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None:
+    """SPMD mode: the kernels of the SPMD `@main`, built once with d symbolic, and one device
+    module per device holding them and that device's host schedule."""
+    if any(isinstance(m, ModuleOp) for m in top.ops):
+        raise PassFailedException(
+            "form-kernels{spmd=true}: the module is already specialized per device (run it "
+            "on the SPMD level: multi-to-devidx, devidx-simplify)"
+        )
+    devices = top.attributes.get("multi.devices")
+    if not isinstance(devices, ArrayAttr) or not devices.data:
+        raise PassFailedException(
+            "form-kernels{spmd=true}: the module has no multi.devices (the SPMD level names "
+            "its devices)"
+        )
+    n = len(devices.data)
+    main = _checked_main(top)
+    if SIGNATURE_ATTR not in top.attributes:
+        top.attributes[SIGNATURE_ATTR] = main.function_type
+    with deep_recursion():
+        fusion = analyze(main.body.block, policy, splats, devices=n)
+        kernels: dict[SSAValue, str] = {}
+        built: list[func.FuncOp] = []
+        takes_device: set[str] = set()
+        for k, plan in enumerate(p for p in fusion.plans if p.alias is None):
+            name = f"kernel{k}"
+            kernel = build_kernel(plan, name)
+            if any(isinstance(t, IndexType) for t in kernel.function_type.inputs):
+                takes_device.add(name)
+            built.append(kernel)
+            kernels[plan.root] = name
+        scalars = DeviceScalars(n)
+        sources: dict[devidx.FetchOp, list[int]] = {}
+        channels: dict[devidx.FetchOp, int] = {}
+        for f in main.body.block.ops:
+            if isinstance(f, devidx.FetchOp):
+                table = [int(v) for v in scalars.table(f.src)]
+                bad = [(d, s) for d, s in enumerate(table) if not 0 <= s < n]
+                if bad:
+                    d, s = bad[0]
+                    raise PassFailedException(
+                        f"form-kernels: devidx.fetch on device {d} fetches from device {s}, "
+                        f"outside [0, {n})"
+                    )
+                sources[f], channels[f] = table, len(channels)
+        modules = []
+        for d in range(n):
+            spmd = SpmdDevice(d, sources, channels, takes_device)
+            schedule = build_schedule(main, fusion, kernels, spmd)
+            used = {op.callee.string_value() for op in schedule.walk() if isinstance(op, func.CallOp)}
+            body = [k.clone() for k in built if k.sym_name.data in used]
+            module = ModuleOp([*body, schedule], sym_name=StringAttr(f"device_{d}"))
+            module.attributes[DEVICE_ATTR] = IntegerAttr(d, i64)
+            modules.append(module)
+    Rewriter.erase_op(main)
+    for module in modules:
+        top.body.block.add_op(module)
+
+
+def _checked_main(module: ModuleOp) -> func.FuncOp:
+    main = SymbolTable.lookup_symbol(module, "main")
+    if not isinstance(main, func.FuncOp) or not main.body.blocks:
+        raise PassFailedException("form-kernels: the module has no func.func @main with a body")
+    for t in [*main.function_type.inputs, *main.function_type.outputs]:
+        if not isinstance(t, TensorType) or not isinstance(t.encoding, NoneAttr):
+            raise PassFailedException(
+                f"form-kernels: @main must take and return plain tensors (the device level: run "
+                f"multi-to-devidx, devidx-simplify and specialize-devices first), found {t}"
+            )
+    return main
+
+
 @dataclass(frozen=True)
 class FormKernels(ModulePass):
     """Fuse each device's tensor ops into kernels over memrefs and leave a host schedule.
@@ -204,11 +352,18 @@ class FormKernels(ModulePass):
 
     tile_rows: int = 8
     tile_cols: int = 32
+    spmd: bool = False
+    """Build the kernels once from the SPMD level (no specialize-devices), with the device
+    number as a kernel argument; each device module gets the same kernels and its own host
+    schedule."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.tile_rows < 1 or self.tile_cols < 1:
             raise PassFailedException("form-kernels: tile-rows and tile-cols must be >= 1")
         policy = TilePolicy(self.tile_rows, self.tile_cols)
+        if self.spmd:
+            form_spmd_kernels(op, policy, Splats())
+            return
         devices = [
             m for m in op.body.block.ops if isinstance(m, ModuleOp) and DEVICE_ATTR in m.attributes
         ]

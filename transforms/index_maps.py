@@ -86,7 +86,20 @@ class Clamp:
         return (3, self.x.key, self.lo, self.hi)
 
 
-Atom = Var | Div | Mod | Clamp
+@dataclass(frozen=True)
+class Table:
+    """values[x]: an integer that only a table says (an SPMD bound that is no affine function
+    of the device number d; x is then d, in [0, len(values)))."""
+
+    x: Ix
+    values: tuple[int, ...]
+
+    @cached_property
+    def key(self) -> tuple:
+        return (4, self.x.key, self.values)
+
+
+Atom = Var | Div | Mod | Clamp | Table
 
 
 @dataclass(frozen=True)
@@ -144,6 +157,9 @@ def atom_range(atom: Atom) -> tuple[int, int]:
     if isinstance(atom, Var):
         return atom.lo, atom.hi
     lo, hi = atom.x.range
+    if isinstance(atom, Table):
+        window = atom.values[max(lo, 0) : hi + 1] or atom.values
+        return min(window), max(window)
     if isinstance(atom, Div):
         return lo // atom.k, hi // atom.k
     if isinstance(atom, Mod):
@@ -160,6 +176,8 @@ def atom_text(atom: Atom) -> str:
         return f"({atom.x}) div {atom.k}"
     if isinstance(atom, Mod):
         return f"({atom.x}) mod {atom.k}"
+    if isinstance(atom, Table):
+        return f"{list(atom.values)}[{atom.x}]"
     return f"clamp({atom.x}, {atom.lo}, {atom.hi})"
 
 
@@ -259,6 +277,17 @@ def clamp(x: Ix, lo: int, hi: int) -> Ix:
     return of_atom(Clamp(x, lo, hi))
 
 
+def table(x: Ix, values: Sequence[int]) -> Ix:
+    """values[x] (x in range): affine in x when the values are, else a `Table` atom."""
+    values = tuple(values)
+    if x.is_const:
+        return const(values[x.const])
+    step = values[1] - values[0] if len(values) > 1 else 0
+    if all(v == values[0] + step * k for k, v in enumerate(values)):
+        return add_const(scale(x, step), values[0])
+    return of_atom(Table(x, values))
+
+
 def substitute(x: Ix, mapping: dict[Var, Ix]) -> Ix:
     """x with each variable in `mapping` replaced (and simplified again)."""
     if not (x.vars & mapping.keys()):
@@ -273,6 +302,8 @@ def _substitute_atom(atom: Atom, mapping: dict[Var, Ix]) -> Ix:
     if isinstance(atom, Var):
         return mapping.get(atom, of_atom(atom))
     inner = substitute(atom.x, mapping)
+    if isinstance(atom, Table):
+        return table(inner, atom.values)
     if isinstance(atom, Div):
         return floordiv(inner, atom.k)
     if isinstance(atom, Mod):
@@ -368,12 +399,19 @@ def expand_map(idx: Index, old: Sequence[int], new: Sequence[int]) -> Index:
     )
 
 
-def pad_map(idx: Index, old: Sequence[int], lows: Sequence[int]) -> tuple[Index, list[InBounds]]:
-    """The clamped source index and the checks that say whether the element is the source's."""
+def as_ix(x: Ix | int) -> Ix:
+    return x if isinstance(x, Ix) else const(x)
+
+
+def pad_map(
+    idx: Index, old: Sequence[int], lows: Sequence[Ix | int]
+) -> tuple[Index, list[InBounds]]:
+    """The clamped source index and the checks that say whether the element is the source's
+    (a low bound may be an expression of the device number d in SPMD mode)."""
     src: list[Ix] = []
     checks: list[InBounds] = []
     for x, n, lo in zip(idx, old, lows, strict=True):
-        inner = add_const(x, -lo)
+        inner = sub(x, as_ix(lo))
         check = InBounds(inner, 0, n)
         if check.decided is not True:
             checks.append(check)
@@ -381,8 +419,8 @@ def pad_map(idx: Index, old: Sequence[int], lows: Sequence[int]) -> tuple[Index,
     return tuple(src), checks
 
 
-def shrink_map(idx: Index, lows: Sequence[int]) -> Index:
-    return tuple(add_const(x, lo) for x, lo in zip(idx, lows, strict=True))
+def shrink_map(idx: Index, lows: Sequence[Ix | int]) -> Index:
+    return tuple(add(x, as_ix(lo)) for x, lo in zip(idx, lows, strict=True))
 
 
 def flip_map(idx: Index, shape: Sequence[int], axes: Sequence[int]) -> Index:

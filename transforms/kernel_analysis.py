@@ -121,6 +121,8 @@ def initial_points(body: Block, splats: Splats) -> set[SSAValue]:
             points.add(op.results[0])
         elif isinstance(op, devidx.SendOp | func.ReturnOp):
             points.update(op.operands)
+        elif isinstance(op, devidx.FetchOp):  # SPMD mode: a message both ways
+            points.update((op.value, op.result))
         elif (
             isinstance(op, arith.ConstantOp)
             and isinstance(op.result.type, TensorType)
@@ -134,7 +136,7 @@ def computed_roots(body: Block, materialized: set[SSAValue]) -> list[SSAValue]:
     """The materialized values a kernel computes, in program order (used ones only)."""
     roots = []
     for op in body.ops:
-        if isinstance(op, devidx.RecvOp):
+        if isinstance(op, devidx.RecvOp | devidx.FetchOp):
             continue
         for r in op.results:
             if r in materialized and r.uses:
@@ -142,13 +144,17 @@ def computed_roots(body: Block, materialized: set[SSAValue]) -> list[SSAValue]:
     return roots
 
 
-def analyze(body: Block, policy: TilePolicy, splats: Splats | None = None) -> Fusion:
+def analyze(
+    body: Block, policy: TilePolicy, splats: Splats | None = None, devices: int | None = None
+) -> Fusion:
+    """`devices`: SPMD mode, the kernels are built once for that many devices (d symbolic)."""
     splats = splats or Splats()
     materialized = initial_points(body, splats)
     required = _required_points(body)
     while True:
         plans = [
-            plan_kernel(r, materialized, policy, splats) for r in computed_roots(body, materialized)
+            plan_kernel(r, materialized, policy, splats, devices)
+            for r in computed_roots(body, materialized)
         ]
         broadcasts = {p.root for p in plans if p.root not in required and is_broadcast(p)}
         if broadcasts:
@@ -157,7 +163,7 @@ def analyze(body: Block, policy: TilePolicy, splats: Splats | None = None) -> Fu
         extra: set[SSAValue] = set()
         for p in plans:
             for r in overcomputed_reductions(p):
-                point = materialization_point(r, materialized, splats)
+                point = materialization_point(r, materialized, splats, devices)
                 extra.add(r if point in materialized else point)
         if not extra:
             extra = shared_reductions(plans)
@@ -166,7 +172,9 @@ def analyze(body: Block, policy: TilePolicy, splats: Splats | None = None) -> Fu
         materialized |= extra
 
 
-def materialization_point(r: SSAValue, materialized: set[SSAValue], splats: Splats) -> SSAValue:
+def materialization_point(
+    r: SSAValue, materialized: set[SSAValue], splats: Splats, devices: int | None = None
+) -> SSAValue:
     """Where to store a reduction that cannot be fused: after the elementwise and movement
     ops that only it feeds (a matmul's relu, the reshapes before the next matmul's expand),
     as long as that is no bigger and has no Invalid lane, so its users do not recompute them."""
@@ -177,7 +185,7 @@ def materialization_point(r: SSAValue, materialized: set[SSAValue], splats: Spla
         if not _fusable_step(op, v, splats) or op.results[0] in materialized:
             break
         v = op.results[0]
-        if prod(shape_of(v)) <= size and _valid_everywhere(v, materialized, splats):
+        if prod(shape_of(v)) <= size and _valid_everywhere(v, materialized, splats, devices):
             best = v
     return best
 
@@ -201,8 +209,10 @@ def _fusable_step(op: Operation, v: SSAValue, splats: Splats) -> bool:
     )
 
 
-def _valid_everywhere(v: SSAValue, materialized: set[SSAValue], splats: Splats) -> bool:
-    graph = Graph()
+def _valid_everywhere(
+    v: SSAValue, materialized: set[SSAValue], splats: Splats, devices: int | None
+) -> bool:
+    graph = Graph(devices)
     ev = TensorEvaluator(graph, lambda x: x in materialized, splats)
     index = tuple(
         im.var(graph.new_var(0, n - 1, "i")) if n != 1 else im.const(0) for n in shape_of(v)
@@ -218,6 +228,8 @@ def _required_points(body: Block) -> set[SSAValue]:
             out.update(op.operands)
         elif isinstance(op, devidx.RecvOp):
             out.add(op.result)
+        elif isinstance(op, devidx.FetchOp):
+            out.update((op.value, op.result))
     return out
 
 
@@ -238,9 +250,13 @@ def is_broadcast(plan: KernelPlan) -> bool:
 
 
 def plan_kernel(
-    root: SSAValue, materialized: set[SSAValue], policy: TilePolicy, splats: Splats
+    root: SSAValue,
+    materialized: set[SSAValue],
+    policy: TilePolicy,
+    splats: Splats,
+    devices: int | None = None,
 ) -> KernelPlan:
-    graph = Graph()
+    graph = Graph(devices)
     ev = TensorEvaluator(graph, lambda v: v in materialized, splats)
     shape = shape_of(root)
     out_vars = [graph.new_var(0, n - 1, "i") if n != 1 else None for n in shape]

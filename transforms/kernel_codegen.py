@@ -469,15 +469,27 @@ def _segments(v: Var, tile: int) -> list[tuple[tuple[int, int] | None, int]]:
 
 
 def build_kernel(plan: KernelPlan, name: str) -> func.FuncOp:
-    """`func.func @name(inputs..., output)` with unit attribute `multi.kernel`."""
+    """`func.func @name(inputs..., output)` with unit attribute `multi.kernel`; in SPMD mode a
+    kernel whose element depends on the device number takes it last (`%d: index`)."""
     inputs = [memref_type(v.type) for v in plan.leaves]
     out_t = memref_type(plan.root.type)
-    body = Block(arg_types=[*inputs, out_t])
+    takes_device = plan.graph.device_var is not None
+    arg_types: list[Attribute] = [*inputs, out_t, *([IndexType()] if takes_device else [])]
+    body = Block(arg_types=arg_types)
     for k, (leaf, arg) in enumerate(zip(plan.leaves, body.args, strict=False)):
         arg.name_hint = leaf.name_hint or f"in{k}"
-    body.args[-1].name_hint = "out"
-    args: dict[SSAValue, SSAValue] = dict(zip(plan.leaves, body.args[:-1], strict=True))
-    KernelEmitter(plan, body, args, body.args[-1]).emit()
-    kernel = func.FuncOp(name, ([*inputs, out_t], []), Region(body))
+    out = body.args[len(inputs)]
+    out.name_hint = "out"
+    args: dict[SSAValue, SSAValue] = dict(zip(plan.leaves, body.args[: len(inputs)], strict=True))
+    emitter = KernelEmitter(plan, body, args, out)
+    if takes_device:
+        assert plan.graph.device_var is not None
+        body.args[-1].name_hint = "d"
+        emitter.var_at[plan.graph.device_var] = (emitter.top, body.args[-1])
+    emitter.emit()
+    if takes_device and not body.args[-1].uses:  # d cancelled out (the common case)
+        body.erase_arg(body.args[-1])
+        arg_types.pop()
+    kernel = func.FuncOp(name, (arg_types, []), Region(body))
     kernel.attributes[KERNEL_ATTR] = UnitAttr()
     return kernel

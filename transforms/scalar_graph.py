@@ -126,9 +126,13 @@ def _const_key(value: Any) -> Any:
 class Graph:
     """Interns scalar nodes and hands out loop variables for one kernel."""
 
-    def __init__(self) -> None:
+    def __init__(self, devices: int | None = None) -> None:
         self._nodes: dict[tuple, SNode] = {}
         self._next_var = 0
+        self.devices = devices
+        """SPMD mode: the number of devices the kernel is built for (None: one device)."""
+        self.device_var: Var | None = None
+        """SPMD mode: the device number d, once something needed it (a kernel argument)."""
 
     def _intern(
         self, kind: str, t: Attribute, payload: Any, key: Any, operands: Sequence[SNode]
@@ -153,6 +157,13 @@ class Graph:
         v = Var(self._next_var, lo, hi, name)
         self._next_var += 1
         return v
+
+    def device(self) -> Var:
+        """The device number d in [0, devices) of an SPMD kernel (bound by its argument)."""
+        assert self.devices is not None, "device number outside SPMD mode"
+        if self.device_var is None:
+            self.device_var = self.new_var(0, self.devices - 1, "d")
+        return self.device_var
 
     def const(self, value: Any, t: Attribute) -> SNode:
         if isinstance(t, IntegerType) and t.width.data == 1:
@@ -279,6 +290,16 @@ class Graph:
             if hi > atom.hi:
                 x = self.op(arith.MinSIOp, [x, self.index(atom.hi)], IndexType())
             return x
+        if isinstance(atom, im.Table):  # a chain of selects on x
+            x = self.ix(atom.x)
+            out = self.index(atom.values[-1])
+            for k in range(len(atom.values) - 2, -1, -1):
+                if atom.values[k] != atom.values[-1]:
+                    hit = self.cmpi("eq", x, self.index(k))
+                    out = self.op(
+                        arith.SelectOp, [hit, self.index(atom.values[k]), out], IndexType()
+                    )
+            return out
         # Div and Mod: unsigned division of a value made non-negative by a bias of k's.
         lo, _ = atom.x.range
         bias = 0 if lo >= 0 else -(lo // atom.k)

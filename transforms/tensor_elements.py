@@ -36,6 +36,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms import index_maps as im
+from xdsl_multi.transforms.device_scalars import DeviceScalars
 from xdsl_multi.transforms.index_maps import InBounds, Index, Var
 from xdsl_multi.transforms.scalar_graph import (
     FillInfo,
@@ -88,23 +89,6 @@ _CMP_BOOL = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq", "ne
 Element = tuple[SNode, Valid]
 
 
-def static_bounds(op: tg.PadOp | tg.ShrinkOp) -> list[tuple[int, int]]:
-    """The op's bounds as integers: SSA bounds must be constants by the device level."""
-    out = []
-    for lo, hi in op.bounds:
-        pair = []
-        for b in (lo, hi):
-            v = b if isinstance(b, int) else int_constant(b)
-            if v is None:
-                raise PassFailedException(
-                    f"form-kernels: {op.name} has a bound that is not a constant at the device "
-                    "level"
-                )
-            pair.append(v)
-        out.append((pair[0], pair[1]))
-    return out
-
-
 def shape_of(value: SSAValue) -> tuple[int, ...]:
     t = value.type
     assert isinstance(t, TensorType)
@@ -142,6 +126,7 @@ class TensorEvaluator:
         self._seen: dict[SSAValue, list[Index]] = {}
         self._fills: dict[tuple, SNode | None] = {}
         self._reduces_above: dict[SSAValue, bool] = {}
+        self._device_scalars: DeviceScalars | None = None
 
     def eval(self, value: SSAValue, idx: Index) -> Element:
         """Element `idx` of `value` and its validity."""
@@ -265,8 +250,7 @@ class TensorEvaluator:
 
     def _shrink(self, op: Operation, value: SSAValue, idx: Index) -> Element:
         assert isinstance(op, tg.ShrinkOp)
-        lows = [lo for lo, _ in static_bounds(op)]
-        return self.eval(op.operands[0], im.shrink_map(idx, lows))
+        return self.eval(op.operands[0], im.shrink_map(idx, self.low_bounds(op)))
 
     def _flip(self, op: Operation, value: SSAValue, idx: Index) -> Element:
         assert isinstance(op, tg.FlipOp)
@@ -307,8 +291,7 @@ class TensorEvaluator:
 
     def _pad(self, op: tg.PadOp, value: SSAValue, idx: Index) -> Element:
         g = self.g
-        lows = [lo for lo, _ in static_bounds(op)]
-        src_idx, checks = im.pad_map(idx, shape_of(op.source), lows)
+        src_idx, checks = im.pad_map(idx, shape_of(op.source), self.low_bounds(op))
         self.checks.extend(c for c in checks if c.decided is None)
         inside = g.all_of(*(g.check(c) for c in checks))
         if inside is False:
@@ -360,6 +343,73 @@ class TensorEvaluator:
             result = g.op(arith.TruncFOp, [result], et)
         return result, True
 
+    def _index(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        """`devidx.index %stack[%k]`: element (k, idx) of the stack (k may depend on d)."""
+        assert isinstance(op, devidx.IndexOp)
+        return self.eval(op.source, (self.index_of(op.index), *idx))
+
+    def _stack(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        """`devidx.stack`: the source that idx[0] selects; a chain of selects when idx[0] is
+        symbolic, ending in Invalid outside [0, n) (SPEC §4 rule 6)."""
+        g = self.g
+        assert isinstance(op, devidx.StackOp)
+        k, rest = idx[0], idx[1:]
+        sources = list(op.sources)
+        if k.is_const:
+            if 0 <= k.const < len(sources):
+                return self.eval(sources[k.const], rest)
+            return self._invalid(op, value, idx)
+        lo, hi = k.range
+        et = element_type(value)
+        out: SNode = g.const(zero_of(et), et)
+        out_valid: Valid = False
+        k_node = g.ix(k)
+        for c in range(min(hi, len(sources) - 1), max(lo, 0) - 1, -1):
+            x, xv = self.eval(sources[c], rest)
+            hit = g.cmpi("eq", k_node, g.index(c))
+            out, out_valid = g.select(hit, x, out), g.choose(hit, xv, out_valid)
+        return out, out_valid
+
+    # -- SPMD mode: bounds and indices that depend on the device number ---------------------
+
+    def low_bounds(self, op: tg.PadOp | tg.ShrinkOp) -> list[im.Ix | int]:
+        """The low bound of each axis: an integer, or in SPMD mode an expression of d."""
+        return [self.bound_of(lo) for lo, _ in op.bounds]
+
+    def bound_of(self, b: int | SSAValue) -> im.Ix | int:
+        if isinstance(b, int):
+            return b
+        c = int_constant(b)
+        if c is not None:
+            return c
+        if self.g.devices is None:
+            owner = b.owner
+            name = owner.name if isinstance(owner, Operation) else "a block argument"
+            raise PassFailedException(
+                f"form-kernels: a bound computed by {name} is not a constant at the device level "
+                "(run specialize-devices first, or form-kernels{spmd=true} on the SPMD level)"
+            )
+        return self.index_of(b)
+
+    def index_of(self, value: SSAValue) -> im.Ix:
+        """An index scalar of @main as an expression of d (affine where its values are)."""
+        c = int_constant(value)
+        if c is not None:
+            return im.const(c)
+        if self.g.devices is None:
+            raise PassFailedException(
+                f"form-kernels: the index {value.name_hint or value} is not a constant at the "
+                "device level"
+            )
+        return im.table(im.var(self.g.device()), [int(v) for v in self.device_scalars.table(value)])
+
+    @property
+    def device_scalars(self) -> DeviceScalars:
+        if self._device_scalars is None:
+            assert self.g.devices is not None
+            self._device_scalars = DeviceScalars(self.g.devices)
+        return self._device_scalars
+
     def _cmp(self, op: tg.CmpOp, a: list[SNode]) -> SNode:
         t = element_type(op.operands[0])
         pred = op.predicate.data
@@ -402,6 +452,8 @@ class TensorEvaluator:
         op = value.owner
         if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr):
             node = self.g.const(op.value.value.data, value.type)
+        elif isinstance(op, devidx.DeviceNumOp) and self.g.devices is not None:
+            node = self.g.ix(im.var(self.g.device()))
         elif (
             isinstance(op, Operation)
             and op.dialect_name() in ("arith", "math")
@@ -436,6 +488,8 @@ _RULES: dict[type[Operation], Rule] = {
     arith.SelectOp: TensorEvaluator._select,
     tg.CmpOp: TensorEvaluator._tg_cmp,
     tg.CastOp: TensorEvaluator._tg_cast,
+    devidx.IndexOp: TensorEvaluator._index,
+    devidx.StackOp: TensorEvaluator._stack,
 }
 """How each op's element is built (arith/math ops without a rule are cloned on scalars)."""
 

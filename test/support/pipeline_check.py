@@ -1,7 +1,7 @@
 """Check that the lowering pipeline keeps a multi-level program's meaning: the reference
 interpreter's logical outputs of the program and of the module after each stage
 (multi-to-devidx, then devidx-simplify, specialize-devices and form-kernels once their modules
-exist) agree.
+exist) agree; and so does SPMD mode, form-kernels{spmd=true} right after devidx-simplify.
 
 Used by test/transforms/test_random_programs.py and test/regressions/. Floats are compared with
 rtol=1e-4, atol=1e-5, integers and booleans exactly; a failure names the stage and holds the
@@ -46,6 +46,12 @@ LATER_STAGES: list[tuple[str, Callable[[], ModulePass]]] = [
     ]
     if factory is not None
 ]
+
+
+_FORM_KERNELS = _optional_pass("xdsl_multi.transforms.form_kernels", "FormKernels")
+SPMD_KERNELS: Callable[[], ModulePass] | None = (
+    (lambda: _FORM_KERNELS(spmd=True)) if _FORM_KERNELS is not None else None  # type: ignore[call-arg]
+)
 
 
 def parse(text: str) -> ModuleOp:
@@ -105,6 +111,30 @@ def check_program(text: str, allreduce: str, ring_threshold: int, seed: int) -> 
                 f"outputs after {name} differ from the multi-level program: {diff}{where}\n"
                 f"--- module after {name}:\n{_head(module)}"
             )
+        if name == "devidx-simplify" and SPMD_KERNELS is not None:
+            _check_spmd_kernels(module.clone(), inputs, want, where)
+
+
+def _check_spmd_kernels(
+    module: ModuleOp, inputs: list[np.ndarray], want: list[np.ndarray], where: str
+) -> None:
+    """SPMD mode: form-kernels{spmd=true} right after devidx-simplify (no specialization)."""
+    name = "form-kernels{spmd=true}"
+    try:
+        SPMD_KERNELS().apply(make_context(), module)
+        module.verify()
+        got = run_module(module, inputs)
+    except Exception as e:
+        raise AssertionError(
+            f"{name} failed: {type(e).__name__}: {e}{where}\n--- module after {name}:\n"
+            f"{_head(module)}"
+        ) from e
+    diff = compare(got, want)
+    if diff is not None:
+        raise AssertionError(
+            f"outputs after {name} differ from the multi-level program: {diff}{where}\n"
+            f"--- module after {name}:\n{_head(module)}"
+        )
 
 
 def _head(module: ModuleOp, lines: int = 150) -> str:
