@@ -21,16 +21,17 @@ reduction that skips those lanes would otherwise see zeros.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
 from xdsl_multi.dialects import tg
 from xdsl_multi.transforms.value_facts import (
-    constant_like,
-    constant_value,
+    SplatCache,
     int_constant,
     may_hold_invalid,
-    splat_constant,
 )
 
 
@@ -49,12 +50,27 @@ class SelectOfConstantCondition(RewritePattern):
             _forward(op, op.lhs if c & 1 else op.rhs, rewriter)
 
 
-class WhereOfSplatCondition(RewritePattern):
+@dataclass(frozen=True)
+class _WithConstants(RewritePattern):
+    """A pattern that reads constants; `splats` remembers which dense constants are splats."""
+
+    splats: SplatCache = field(default_factory=SplatCache, compare=False)
+
+    def is_zero(self, value: SSAValue) -> bool:
+        c = self.splats.constant(value)
+        return c is not None and c == 0  # also -0.0
+
+    def is_one(self, value: SSAValue) -> bool:
+        c = self.splats.constant(value)
+        return c is not None and c == 1
+
+
+class WhereOfSplatCondition(_WithConstants):
     """`tg.where dense<true>, %x, %y` -> `%x`; `dense<false>` -> `%y`."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.WhereOp, rewriter: PatternRewriter, /) -> None:
-        c = splat_constant(op.cond)
+        c = self.splats.splat(op.cond)
         if c is not None:
             _forward(op, op.true_value if int(c) & 1 else op.false_value, rewriter)
 
@@ -71,57 +87,47 @@ class SelectOfSameValues(RewritePattern):
         _forward(op, op.operands[1], rewriter)
 
 
-def _is_zero(value: SSAValue) -> bool:
-    c = constant_value(value)
-    return c is not None and c == 0  # also -0.0
-
-
-def _is_one(value: SSAValue) -> bool:
-    c = constant_value(value)
-    return c is not None and c == 1
-
-
-class AddZeroIsIdentity(RewritePattern):
+class AddZeroIsIdentity(_WithConstants):
     """`x + 0` and `0 + x` -> x (`arith.addi`, `arith.addf`; scalars and splat tensors)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.AddiOp | arith.AddfOp):
             return
-        if _is_zero(op.rhs):
+        if self.is_zero(op.rhs):
             _forward(op, op.lhs, rewriter)
-        elif _is_zero(op.lhs):
+        elif self.is_zero(op.lhs):
             _forward(op, op.rhs, rewriter)
 
 
-class SubZeroIsIdentity(RewritePattern):
+class SubZeroIsIdentity(_WithConstants):
     """`x - 0` -> x (`arith.subi`, `arith.subf`)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if isinstance(op, arith.SubiOp | arith.SubfOp) and _is_zero(op.rhs):
+        if isinstance(op, arith.SubiOp | arith.SubfOp) and self.is_zero(op.rhs):
             _forward(op, op.lhs, rewriter)
 
 
-class MulOneIsIdentity(RewritePattern):
+class MulOneIsIdentity(_WithConstants):
     """`x * 1` and `1 * x` -> x (`arith.muli`, `arith.mulf`)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.MuliOp | arith.MulfOp):
             return
-        if _is_one(op.rhs):
+        if self.is_one(op.rhs):
             _forward(op, op.lhs, rewriter)
-        elif _is_one(op.lhs):
+        elif self.is_one(op.lhs):
             _forward(op, op.rhs, rewriter)
 
 
-class IntMulZeroIsZero(RewritePattern):
+class IntMulZeroIsZero(_WithConstants):
     """`arith.muli x, 0` (either side) -> 0, integers only (for floats NaN * 0 is NaN), and only
     when the other operand holds no Invalid lane."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.MuliOp, rewriter: PatternRewriter, /) -> None:
         for zero, other in ((op.rhs, op.lhs), (op.lhs, op.rhs)):
-            if _is_zero(zero) and not may_hold_invalid(other):
-                rewriter.replace(op, constant_like(op.result.type, 0))
+            if self.is_zero(zero) and not may_hold_invalid(other):
+                rewriter.replace(op, self.splats.constant_like(op.result.type, 0))
                 return
 
 
@@ -135,15 +141,16 @@ class DoubleNegationCancels(RewritePattern):
             _forward(op, inner.operand, rewriter)
 
 
-def algebra_folding_patterns() -> list[RewritePattern]:
-    """Every pattern of this file."""
+def algebra_folding_patterns(splats: SplatCache | None = None) -> list[RewritePattern]:
+    """Every pattern of this file; `splats` is shared with the other patterns of a pass."""
+    splats = splats or SplatCache()
     return [
         SelectOfConstantCondition(),
-        WhereOfSplatCondition(),
+        WhereOfSplatCondition(splats),
         SelectOfSameValues(),
-        AddZeroIsIdentity(),
-        SubZeroIsIdentity(),
-        MulOneIsIdentity(),
-        IntMulZeroIsZero(),
+        AddZeroIsIdentity(splats),
+        SubZeroIsIdentity(splats),
+        MulOneIsIdentity(splats),
+        IntMulZeroIsZero(splats),
         DoubleNegationCancels(),
     ]

@@ -40,34 +40,45 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
+
 from xdsl_multi.transforms.algebra_folding import algebra_folding_patterns
 from xdsl_multi.transforms.index_folding import index_folding_patterns
 from xdsl_multi.transforms.invalid_rules import FetchOfInvalidIsZero, invalid_rule_patterns
 from xdsl_multi.transforms.invalid_windows import invalid_window_patterns
 from xdsl_multi.transforms.pad_shrink_folding import pad_shrink_folding_patterns
-from xdsl_multi.transforms.value_facts import num_devices_of
+from xdsl_multi.transforms.value_facts import SplatCache, num_devices_of
 
 
-def simplify_patterns(num_devices: int | None, device_copy: bool = False) -> list[RewritePattern]:
+def simplify_patterns(
+    num_devices: int | None, device_copy: bool = False, splats: SplatCache | None = None
+) -> list[RewritePattern]:
     """Every pattern of `devidx-simplify`, in the order they are tried on an op: folding first
     (cheap and it exposes constants), then the Invalid rules, then pad/shrink.
 
     `device_copy`: the ops are ONE device's copy of an SPMD program that still has fetches
     (inside specialize-devices). A fetch's operand there is only this device's instance, not
-    the one the fetch reads, so no rule may look through a fetch (FetchOfInvalidIsZero)."""
+    the one the fetch reads, so no rule may look through a fetch (FetchOfInvalidIsZero).
+    `splats` remembers which dense constants are splats (share one across calls on copies of
+    a program)."""
+    splats = splats or SplatCache()
     patterns = [
         *index_folding_patterns(num_devices),
-        *algebra_folding_patterns(),
+        *algebra_folding_patterns(splats),
         *invalid_rule_patterns(),
         *pad_shrink_folding_patterns(),
-        *invalid_window_patterns(),
+        *invalid_window_patterns(splats),
     ]
     if device_copy:
         patterns = [p for p in patterns if not isinstance(p, FetchOfInvalidIsZero)]
     return patterns
 
 
-def simplify(op: Operation, num_devices: int | None = None, device_copy: bool = False) -> bool:
+def simplify(
+    op: Operation,
+    num_devices: int | None = None,
+    device_copy: bool = False,
+    splats: SplatCache | None = None,
+) -> bool:
     """Run every pattern on the ops nested in `op` until nothing changes, erasing dead code.
     `num_devices` defaults to the `multi.devices` found on `op` or its ancestors; for
     `device_copy` see `simplify_patterns`. Returns whether anything changed."""
@@ -75,7 +86,7 @@ def simplify(op: Operation, num_devices: int | None = None, device_copy: bool = 
         num_devices = num_devices_of(op)
     walker = PatternRewriteWalker(
         GreedyRewritePatternApplier(
-            simplify_patterns(num_devices, device_copy), dce_enabled=True
+            simplify_patterns(num_devices, device_copy, splats), dce_enabled=True
         ),
         apply_recursively=True,
     )

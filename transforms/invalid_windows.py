@@ -25,6 +25,7 @@ through an op only when the shrink is its one use, so no work is duplicated.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import NoneAttr, TensorType
@@ -33,10 +34,17 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms.invalid_rules import is_elementwise
-from xdsl_multi.transforms.value_facts import constant_like, splat_constant
+from xdsl_multi.transforms.value_facts import SplatCache
 
 Window = list[tuple[int, int]]
 """Per axis, the [lo, hi) range of lanes that may hold data."""
+
+
+@dataclass(frozen=True)
+class _WithConstants(RewritePattern):
+    """A pattern that may narrow splat constants; `splats` remembers which constants are."""
+
+    splats: SplatCache = field(default_factory=SplatCache, compare=False)
 
 
 def _shape(v: SSAValue) -> tuple[int, ...]:
@@ -88,8 +96,9 @@ def _size(window: Window) -> list[int]:
 class _Emit:
     """Inserts new ops before the op being rewritten."""
 
-    def __init__(self, rewriter: PatternRewriter):
+    def __init__(self, rewriter: PatternRewriter, splats: SplatCache):
         self.rewriter = rewriter
+        self.splats = splats
 
     def op(self, op: Operation) -> SSAValue:
         self.rewriter.insert(op)
@@ -115,9 +124,9 @@ class _Emit:
             if all(m == (0, 0) for m in margins):
                 return data
             return self.op(tg.PadOp(data, margins, _retyped(v, _size(window))))
-        value = splat_constant(v)
+        value = self.splats.splat(v)
         if value is not None:
-            return self.op(constant_like(_retyped(v, _size(window)), value))
+            return self.op(self.splats.constant_like(_retyped(v, _size(window)), value))
         return self.shrink(v, window)
 
     def pad(self, x: SSAValue, window: Window, shape: Sequence[int], zero: bool) -> SSAValue:
@@ -137,10 +146,14 @@ def _window_of(v: SSAValue) -> Window:
 
 
 def _narrow_lanewise(
-    op: Operation, operands: Sequence[SSAValue], window: Window, rewriter: PatternRewriter
+    op: Operation,
+    operands: Sequence[SSAValue],
+    window: Window,
+    rewriter: PatternRewriter,
+    splats: SplatCache,
 ) -> None:
     """Rebuild lane-wise `op` on the window's content of `operands` and pad the result back."""
-    emit = _Emit(rewriter)
+    emit = _Emit(rewriter, splats)
     shape = _shape(op.results[0])
     if any(hi <= lo for lo, hi in window):
         return  # an all-Invalid result: invalid_rules handle it
@@ -158,7 +171,7 @@ def _narrow_lanewise(
     rewriter.replace(op, [], [emit.pad(inner, window, shape, zero=False)])
 
 
-class ElementwiseOfInvalidPad(RewritePattern):
+class ElementwiseOfInvalidPad(_WithConstants):
     """f(pad_inv(x, w), c) -> pad_inv(f(x, c restricted to w), w), w the operands' common window."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -169,10 +182,10 @@ class ElementwiseOfInvalidPad(RewritePattern):
         window = _full(_shape(op.results[0]))
         for v in op.operands:
             window = _intersect(window, _window_of(v))
-        _narrow_lanewise(op, list(op.operands), window, rewriter)
+        _narrow_lanewise(op, list(op.operands), window, rewriter, self.splats)
 
 
-class SelectOfInvalidPads(RewritePattern):
+class SelectOfInvalidPads(_WithConstants):
     """where(c, pad_inv(x, w), pad_inv(y, w)) -> pad_inv(where(c[w], x, y), w); also the scalar
     `arith.select` on tensors."""
 
@@ -193,10 +206,10 @@ class SelectOfInvalidPads(RewritePattern):
         if windows[0] != windows[1]:
             return
         window = windows[0] if cond is None else _intersect(windows[0], _window_of(cond))
-        _narrow_lanewise(op, list(op.operands), window, rewriter)
+        _narrow_lanewise(op, list(op.operands), window, rewriter, self.splats)
 
 
-class ExpandOfInvalidPad(RewritePattern):
+class ExpandOfInvalidPad(_WithConstants):
     """expand(pad_inv(x, w)) -> pad_inv(expand(x), w) when every padded axis keeps its size."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -210,12 +223,12 @@ class ExpandOfInvalidPad(RewritePattern):
         if any((lo, hi) != (0, o) and o != n for (lo, hi), o, n in zip(window, old, new)):
             return
         out_window = [(lo, hi) if o == n else (0, n) for (lo, hi), o, n in zip(window, old, new)]
-        emit = _Emit(rewriter)
+        emit = _Emit(rewriter, self.splats)
         inner = emit.op(tg.ExpandOp(x, _retyped(x, _size(out_window))))
         rewriter.replace(op, [], [emit.pad(inner, out_window, new, zero=False)])
 
 
-class PermuteOfInvalidPad(RewritePattern):
+class PermuteOfInvalidPad(_WithConstants):
     """permute(pad_inv(x, w)) -> pad_inv(permute(x), permuted w)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -227,12 +240,12 @@ class PermuteOfInvalidPad(RewritePattern):
         x, window = padded
         order = op.order_list
         out_window = [window[i] for i in order]
-        emit = _Emit(rewriter)
+        emit = _Emit(rewriter, self.splats)
         inner = emit.op(tg.PermuteOp(x, order, _retyped(x, _size(out_window))))
         rewriter.replace(op, [], [emit.pad(inner, out_window, _shape(op.result), zero=False)])
 
 
-class ContiguousOfInvalidPad(RewritePattern):
+class ContiguousOfInvalidPad(_WithConstants):
     """contiguous(pad_inv(x, w)) -> pad(contiguous(x), w) value 0: a store writes Invalid as 0."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -242,7 +255,7 @@ class ContiguousOfInvalidPad(RewritePattern):
         if padded is None:
             return
         x, window = padded
-        emit = _Emit(rewriter)
+        emit = _Emit(rewriter, self.splats)
         inner = emit.op(tg.ContiguousOp(x))
         rewriter.replace(op, [], [emit.pad(inner, window, _shape(op.result), zero=True)])
 
@@ -284,7 +297,7 @@ def _single_use_source(op: tg.ShrinkOp) -> Operation | None:
     return src.owner if isinstance(src.owner, Operation) else None
 
 
-class ShrinkOfElementwise(RewritePattern):
+class ShrinkOfElementwise(_WithConstants):
     """shrink(f(a, b), s) -> f(shrink(a, s), shrink(b, s)) when f's result has no other use."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -298,7 +311,7 @@ class ShrinkOfElementwise(RewritePattern):
         )
         if not lanewise:
             return
-        emit = _Emit(rewriter)
+        emit = _Emit(rewriter, self.splats)
         shape = _shape(producer.results[0])
         contents = [
             emit.content(v, window) if isinstance(v.type, TensorType) and _shape(v) == shape else v
@@ -313,7 +326,7 @@ class ShrinkOfElementwise(RewritePattern):
         rewriter.replace(op, new)
 
 
-class ShrinkOfReduce(RewritePattern):
+class ShrinkOfReduce(_WithConstants):
     """shrink(reduce(x, axes), s) -> reduce(shrink(x, s with reduced axes whole), axes)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -325,7 +338,7 @@ class ShrinkOfReduce(RewritePattern):
         axes = producer.axes_list
         src_shape = _shape(producer.source)
         src_window = [(0, src_shape[i]) if i in axes else w for i, w in enumerate(window)]
-        emit = _Emit(rewriter)
+        emit = _Emit(rewriter, self.splats)
         inner = emit.content(producer.source, src_window)
         rewriter.replace(
             op,
@@ -333,7 +346,7 @@ class ShrinkOfReduce(RewritePattern):
         )
 
 
-class ShrinkOfExpand(RewritePattern):
+class ShrinkOfExpand(_WithConstants):
     """shrink(expand(x), s) -> expand(shrink(x, s with expanded axes [0, 1)))."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
@@ -344,27 +357,29 @@ class ShrinkOfExpand(RewritePattern):
             return
         old = _shape(producer.source)
         src_window = [(0, 1) if o == 1 else w for w, o in zip(window, old, strict=True)]
-        emit = _Emit(rewriter)
+        emit = _Emit(rewriter, self.splats)
         inner = emit.shrink(producer.source, src_window)
         rewriter.replace(op, tg.ExpandOp(inner, op.result.type))
 
 
-def invalid_window_patterns() -> list[RewritePattern]:
-    """The window-narrowing rules, in the order they are tried."""
+def invalid_window_patterns(splats: SplatCache | None = None) -> list[RewritePattern]:
+    """The window-narrowing rules, in the order they are tried; `splats` is shared with the
+    other patterns of a pass."""
+    splats = splats or SplatCache()
     return [
-        ElementwiseOfInvalidPad(),
-        SelectOfInvalidPads(),
-        ExpandOfInvalidPad(),
-        PermuteOfInvalidPad(),
-        ContiguousOfInvalidPad(),
+        ElementwiseOfInvalidPad(splats),
+        SelectOfInvalidPads(splats),
+        ExpandOfInvalidPad(splats),
+        PermuteOfInvalidPad(splats),
+        ContiguousOfInvalidPad(splats),
         ReduceOverInvalidPadding(),
-        ShrinkOfElementwise(),
-        ShrinkOfReduce(),
-        ShrinkOfExpand(),
+        ShrinkOfElementwise(splats),
+        ShrinkOfReduce(splats),
+        ShrinkOfExpand(splats),
     ]
 
 
-def narrow_messages(top: Operation) -> bool:
+def narrow_messages(top: Operation, splats: SplatCache | None = None) -> bool:
     """Send only the window of a padded value: `send pad_inv(x, w)` becomes `send x`, and the
     matching `recv` in the destination's module is padded back with zeros (a received value is
     stored, so its Invalid lanes read 0). A send of a splat constant (Invalid is sent as zeros)
@@ -372,6 +387,7 @@ def narrow_messages(top: Operation) -> bool:
     specialize-devices. Returns whether any message changed."""
     from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 
+    splats = splats or SplatCache()
     modules: dict[int, ModuleOp] = {}
     for op in top.walk():
         attr = op.attributes.get("devidx.device")
@@ -388,10 +404,10 @@ def narrow_messages(top: Operation) -> bool:
             key = (device, send.dest.value.data, send.channel.value.data)
             if key not in recvs:
                 continue
-            constant = splat_constant(send.value)
+            constant = splats.splat(send.value)
             if constant is not None:  # the receiver can make it: no message at all
                 recv = recvs.pop(key)
-                made = constant_like(recv.result.type, constant)
+                made = splats.constant_like(recv.result.type, constant)
                 parent = recv.parent_block()
                 assert parent is not None
                 parent.insert_op_before(made, recv)

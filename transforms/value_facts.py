@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+
 from xdsl_multi.dialects import devidx, tg
 
 INDEX_BITS = 64
@@ -51,25 +52,97 @@ def int_constant(value: SSAValue) -> int | None:
     return None
 
 
+_SPLAT_CHUNK = 1 << 16
+"""Bytes compared at a time when checking a splat: the repeated element fills a chunk that stays
+in cache, so a 64 MiB constant is checked in a few milliseconds."""
+
+
+def _repeats(raw: bytes, size: int) -> bool:
+    """Whether `raw` is its first `size` bytes repeated (compared as bytes, chunk by chunk)."""
+    if size <= 0 or len(raw) % size:
+        return False
+    chunk = raw[:size] * max(1, _SPLAT_CHUNK // size)
+    step = len(chunk)
+    end = len(raw) - len(raw) % step
+    for offset in range(0, end, step):
+        if not raw.startswith(chunk, offset):
+            return False
+    return end == len(raw) or raw.startswith(chunk[: len(raw) - end], end)
+
+
+def splat_value(attr: Attribute) -> int | float | None:
+    """The one element value of a splat dense attribute (ints, floats, i1), else None.
+
+    A splat is every element with the same bytes (so a NaN splat is one, and a mix of 0.0 and
+    -0.0 is not); only the first element is unpacked, however large the constant."""
+    if not isinstance(attr, DenseIntOrFPElementsAttr):
+        return None
+    element = attr.get_element_type()
+    if not isinstance(element, IntegerType | IndexType | AnyFloat):
+        return None
+    raw = attr.data.data
+    size = element.compile_time_size
+    if len(raw) < size or not _repeats(raw, size):
+        return None
+    first = element.unpack(raw[:size], 1)[0]
+    return first if isinstance(first, int | float) else None
+
+
 def splat_constant(value: SSAValue) -> int | float | None:
-    """The single element value of a splat tensor `arith.constant` (ints, floats, i1), else None."""
+    """The single element value of a splat tensor `arith.constant` (ints, floats, i1), else None.
+    (`SplatCache.splat` remembers the answer per attribute.)"""
     op = value.owner
     if not isinstance(op, arith.ConstantOp):
         return None
-    attr = op.value
-    if not isinstance(attr, DenseIntOrFPElementsAttr):
-        return None
-    values = attr.get_values()
-    if not values or values.count(values[0]) != len(values):
-        return None
-    first = values[0]
-    return first if isinstance(first, int | float) else None
+    return splat_value(op.value)
 
 
 def constant_value(value: SSAValue) -> int | float | None:
     """A scalar constant or the element of a splat tensor constant."""
     got = int_constant(value)
     return got if got is not None else splat_constant(value)
+
+
+class SplatCache:
+    """Splat values of dense constants, each attribute checked once. xDSL stores a splat with
+    every element (a 4096x4096 f32 splat is 64 MiB), and the copies of a program that
+    `specialize-devices` makes share their constants' attributes, so one cache serves a whole
+    pass. Constants made through `constant_like` are known without a check."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[Attribute, int | float | None]] = {}
+
+    def value_of(self, attr: Attribute) -> int | float | None:
+        hit = self._seen.get(id(attr))
+        if hit is None:
+            hit = (attr, splat_value(attr))
+            self._seen[id(attr)] = hit
+        return hit[1]
+
+    def splat(self, value: SSAValue) -> int | float | None:
+        """`splat_constant`, remembered."""
+        op = value.owner
+        if not isinstance(op, arith.ConstantOp):
+            return None
+        return self.value_of(op.value)
+
+    def constant(self, value: SSAValue) -> int | float | None:
+        """`constant_value`, remembered."""
+        got = int_constant(value)
+        return got if got is not None else self.splat(value)
+
+    def constant_like(self, t: Attribute, v: float) -> arith.ConstantOp:
+        """`constant_like(t, v)`, known to be a splat of (v as stored in t's element type)."""
+        op = constant_like(t, v)
+        attr = op.value
+        if isinstance(attr, DenseIntOrFPElementsAttr):
+            element = attr.get_element_type()
+            raw = attr.data.data
+            assert isinstance(element, IntegerType | IndexType | AnyFloat)
+            size = element.compile_time_size
+            if len(raw) >= size:
+                self._seen[id(attr)] = (attr, element.unpack(raw[:size], 1)[0])
+        return op
 
 
 def is_float_type(t: Attribute) -> bool:
@@ -302,6 +375,7 @@ def may_hold_invalid(value: SSAValue, depth: int = _RANGE_DEPTH) -> bool:
 __all__ = [
     "UNKNOWN",
     "Range",
+    "SplatCache",
     "bit_width",
     "constant_like",
     "constant_value",
@@ -315,5 +389,6 @@ __all__ = [
     "num_devices_of",
     "reduce_identity",
     "splat_constant",
+    "splat_value",
     "wrap_signed",
 ]
