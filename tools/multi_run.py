@@ -155,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seconds a device waits for a message before the run fails "
         f"(default {DEFAULT_RECV_TIMEOUT:g})",
     )
+    p.add_argument(
+        "--spmd",
+        action="store_true",
+        help="SPMD mode: build and compile the kernels once for every device, with the device "
+        "number as a kernel argument, instead of specializing the program per device",
+    )
     p.add_argument("--entry", default="main", help=argparse.SUPPRESS)
     p.add_argument(
         "--show-traceback",
@@ -411,7 +417,7 @@ class MultiRun:
 
     def compile(self, module: ModuleOp, progress: Progress, **options: object) -> Program:
         """Lower `module` (in place) and compile it for the threads backend."""
-        ran = lower_for_runtime(module, self.timings, progress)
+        ran = lower_for_runtime(module, self.timings, progress, spmd=self.args.spmd)
         progress.stage("codegen")
         with self.timings("codegen"):
             try:

@@ -94,7 +94,7 @@ def run_mpi(
 
     def compile_program() -> MpiProgram:
         with Progress(TOOL_NAME, args.file, stream=sys.stderr if rank == 0 else _Null()) as p:
-            ran = lower_for_runtime(module, tool.timings, p)
+            ran = lower_for_runtime(module, tool.timings, p, spmd=args.spmd)
             p.stage("codegen")
             with tool.timings("codegen"):
                 try:

@@ -123,7 +123,7 @@ class Progress:
 
 
 def lower_for_runtime(
-    module: ModuleOp, timings: Timings, progress: Progress | None = None
+    module: ModuleOp, timings: Timings, progress: Progress | None = None, spmd: bool = False
 ) -> tuple[str, ...]:
     """xdsl_multi.pipeline.lower_for_runtime, each pass timed and announced, its failures as
     diagnostics: a pass rejecting its input is exit code 1 at the op, any other exception 2."""
@@ -144,6 +144,6 @@ def lower_for_runtime(
                 ) from e
 
     try:
-        return pipeline.lower_for_runtime(module, each_pass)
+        return pipeline.lower_for_runtime(module, each_pass, spmd=spmd)
     except pipeline.PassUnavailable as e:
         raise CompileError(f"the compiled backends need {e}; use --backend interp") from None

@@ -1,11 +1,12 @@
 """Every example and a set of random programs give the reference interpreter's results on the
 compiled backends: threads here, mpi on 2 and 3 ranks in one MPI job each
-(support/mpi_corpus_driver.py)."""
+(support/mpi_corpus_driver.py); with the kernels specialized per device and in SPMD mode
+(built once, the device number an argument)."""
 
 from __future__ import annotations
 
 import pytest
-from compiled_runs import compare_with_interp, corpus, device_count, inputs_for, lowered
+from compiled_runs import MODES, compare_with_interp, corpus, device_count, inputs_for, lowered
 from mpi_jobs import SUPPORT, mpirun, needs_mpi
 
 from xdsl_multi.runtime.executor import Program
@@ -13,10 +14,11 @@ from xdsl_multi.runtime.executor import Program
 CORPUS = corpus()
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(("name", "text", "seed"), CORPUS, ids=[c[0] for c in CORPUS])
-def test_threads_matches_interp(name: str, text: str, seed: int) -> None:
+def test_threads_matches_interp(name: str, text: str, seed: int, mode: str) -> None:
     inputs = inputs_for(text, seed)
-    with Program(lowered(text)) as program:
+    with Program(lowered(text, mode)) as program:
         first = program(inputs)
         again = program(inputs)  # steady state: reused device memory gives the same results
     assert compare_with_interp(text, inputs, first, "threads") is None
@@ -24,9 +26,9 @@ def test_threads_matches_interp(name: str, text: str, seed: int) -> None:
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks", [2, 3])
-def test_mpi_matches_interp(ranks: int) -> None:
-    r = mpirun(ranks, SUPPORT / "mpi_corpus_driver.py", timeout=300)
+@pytest.mark.parametrize(("ranks", "mode"), [(2, "specialized"), (3, "specialized"), (3, "spmd")])
+def test_mpi_matches_interp(ranks: int, mode: str) -> None:
+    r = mpirun(ranks, SUPPORT / "mpi_corpus_driver.py", mode, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "MISMATCH" not in r.stdout, r.stdout
     wanted = sum(1 for _, text, _ in CORPUS if device_count(text) <= ranks)

@@ -25,10 +25,15 @@ def parse(text: str) -> ModuleOp:
     return Parser(make_context(), text).parse_module()
 
 
-def lowered(text: str) -> ModuleOp:
-    """The module at the llvm level (SPEC's pipeline, as multi-run runs it)."""
+MODES = ("specialized", "spmd")
+"""How the kernels are built: per device (specialize-devices), or once (form-kernels{spmd})."""
+
+
+def lowered(text: str, mode: str = "specialized") -> ModuleOp:
+    """The module at the llvm level (SPEC's pipeline, as multi-run runs it; `mode` "spmd" as
+    `multi-run --spmd`)."""
     module = parse(text)
-    lower_for_runtime(module)
+    lower_for_runtime(module, spmd=mode == "spmd")
     return module
 
 
