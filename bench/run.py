@@ -5,14 +5,24 @@ side by side in one process.
     python -m bench --quick          # reduced sizes, under a minute
     python -m bench --json out.json  # also write the results
     python -m bench --only W1,W3     # a subset
+    python -m bench --peers jax      # peers: all (default), none, tinygrad, jax
+    python -m bench --markdown t.md  # also write the summary table and BENCH.md's targets
 
 Each workload is a program of bench/programs/ (sizes substituted for --quick). For each: the
 first call (parse + passes + codegen + first run) with the kernel cache cold and warm, then
 steady state on inputs already placed on the devices: one warm-up call and >= 10 timed calls,
 min and median. Every result is checked against numpy before it is timed (a wrong answer is not
-a time). Ratios are ours / numpy (and ours / best peer). GB/s counts compulsory bytes (inputs +
+a time). Ratios are ours / numpy and ours / best peer. GB/s counts compulsory bytes (inputs +
 one output), GFLOP/s is reported for the matmul workloads; the machine's limits (a large numpy
 copy, a single-thread sgemm) are measured in the same run.
+
+Peers (bench/peers.py): tinygrad (`Tensor.shard` + TinyJit) and JAX (NamedSharding + jit) run
+the same logical computation on N CPU devices, when installed (`pip install -e '.[peers]'`);
+a peer that is missing or fails to initialize is skipped with one line. They follow the same
+protocol: inputs placed first, the first call (trace + compile + run) timed, its result checked
+against numpy, one warm-up, >= 10 timed calls, and the steady-state result checked again.
+`--quick` runs them at the reduced sizes too. The exit status is 1 when one of our results is
+wrong; a peer's wrong result is reported, not failed on.
 
 On machines where OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE are set (for old OpenBLAS builds), numpy's
 matmul is slowed by them: unset both for the benchmark command only,
@@ -22,7 +32,9 @@ matmul is slowed by them: unset both for the benchmark command only,
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import math
 import os
 import platform
 import statistics
@@ -35,9 +47,13 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import peers as peer_impls
+from bench.peers import Peer, padded
+from bench.report import summary, targets
 from bench.workloads import WORKLOADS, Workload
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
+OURS = "xdsl-multi"
 
 
 @dataclass
@@ -63,6 +79,7 @@ class Report:
 
 
 def timed(fn: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """Min and median seconds of `repeats` calls of `fn`, after one warm-up call."""
     fn()  # warm-up
     times = []
     for _ in range(repeats):
@@ -122,13 +139,57 @@ def ours(w: Workload, text: str, inputs: Sequence[np.ndarray], want: Sequence[np
     correct = all(
         np.allclose(g, x, rtol=w.rtol, atol=w.atol) for g, x in zip(out, want, strict=True)
     )
+    if not correct:  # a wrong answer is not a time
+        program.close()
+        return Result(w.id, w.n, OURS, variant, cold, float("nan"), float("nan"), None,
+                      None, False, first_call_warm_s=warm, notes="result differs from numpy")
     placed = program.place(inputs)
     best, median = timed(lambda: program.run_placed(placed), repeats)
     program.close()
     return Result(
-        w.id, w.n, "xdsl-multi", variant, cold, best, median,
+        w.id, w.n, OURS, variant, cold, best, median,
         w.bytes / best / 1e9, (w.flops / best / 1e9) if w.flops else None, correct,
         first_call_warm_s=warm,
+    )
+
+
+def mismatch(got: np.ndarray, want: np.ndarray, w: Workload, pad_rows: bool) -> str | None:
+    """Why a peer's logical result `got` is not numpy's `want`, or None. With `pad_rows`, the
+    rows of `got` beyond `want`'s along the output's shard axis are the padding and dropped."""
+    if pad_rows and w.out_axis is not None:
+        got = got[(slice(None),) * w.out_axis + (slice(0, want.shape[w.out_axis]),)]
+    if got.shape != want.shape:
+        return f"result shape {got.shape}, numpy's {want.shape}"
+    if not np.allclose(got, want, rtol=w.rtol, atol=w.atol):
+        return f"result differs from numpy (max abs error {np.nanmax(np.abs(got - want)):.3g})"
+    return None
+
+
+def peer(p: Peer, w: Workload, inputs: Sequence[np.ndarray], want: Sequence[np.ndarray],
+         repeats: int) -> Result:
+    """A peer on workload `w`: inputs placed, the first call (compile + run) timed and checked,
+    then the steady state (one warm-up, `repeats` timed calls) and its result checked too."""
+    arrays, pad = padded(w, inputs)
+    variant = p.variant + (", padded by hand" if pad else "")
+    expect = want[0][0] if w.out_axis is None else want[0]  # replicated: one device's copy
+
+    def wrong(first: float | None, why: str) -> Result:
+        return Result(w.id, w.n, p.name, variant, first, float("nan"), float("nan"), None, None,
+                      False, notes=why)
+
+    step = p.prepare(w, arrays)
+    t0 = time.perf_counter()
+    out = step.call()
+    first = time.perf_counter() - t0
+    if why := mismatch(step.fetch(out), expect, w, pad):
+        return wrong(first, why)
+    best, median = timed(step.call, repeats)
+    if why := mismatch(step.fetch(step.call()), expect, w, pad):
+        return wrong(first, "steady state: " + why)
+    return Result(
+        w.id, w.n, p.name, variant, first, best, median,
+        w.bytes / best / 1e9, (w.flops / best / 1e9) if w.flops else None, True,
+        notes="result's padding rows dropped outside the timed call" if pad else "",
     )
 
 
@@ -140,8 +201,14 @@ def numpy_baseline(w: Workload, inputs: Sequence[np.ndarray], repeats: int) -> R
     )
 
 
-def run(only: set[str] | None, quick: bool, repeats: int) -> Report:
+def run(only: set[str] | None, quick: bool, repeats: int,
+        peer_names: Sequence[str] = peer_impls.PEERS) -> Report:
     report = Report(machine=machine_limits(quick))
+    active = peer_impls.load(peer_names)
+    for p in active:
+        report.machine[p.name] = p.version
+    if active and quick:
+        print("peers run at --quick's reduced sizes too", flush=True)
     for w in WORKLOADS(quick):
         if only and w.id.split("/")[0] not in only:
             continue
@@ -153,27 +220,56 @@ def run(only: set[str] | None, quick: bool, repeats: int) -> Report:
             try:
                 r = ours(w, text, inputs, want, repeats, variant, options)
             except Exception as e:  # noqa: BLE001 - a failing workload is reported, not fatal
-                r = Result(w.id, w.n, "xdsl-multi", variant, None, float("nan"),
+                r = Result(w.id, w.n, OURS, variant, None, float("nan"),
                            float("nan"), None, None, False, notes=f"{type(e).__name__}: {e}")
             report.results.append(r)
+        for p in active:
+            if why := p.unsupported(w):
+                print(f"{p.name}: {w.id} skipped ({why})", flush=True)
+                continue
+            try:
+                r = peer(p, w, inputs, want, repeats)
+            except Exception as e:  # noqa: BLE001 - a failing peer is reported, not fatal
+                r = Result(w.id, w.n, p.name, p.variant, None, float("nan"), float("nan"),
+                           None, None, False, notes=f"{type(e).__name__}: {e}")
+            report.results.append(r)
+            gc.collect()  # drop the peer's device buffers before the next workload
         print_rows(report, w.id)
     return report
 
 
+def best_peer(report: Report, workload: str) -> Result | None:
+    """The fastest correct peer row of `workload`, if any."""
+    rows = [r for r in report.results if r.workload == workload and r.impl in peer_impls.PEERS
+            and r.correct]
+    return min(rows, key=lambda r: r.min_s, default=None)
+
+
 def print_rows(report: Report, workload: str) -> None:
+    """One line per result of `workload`: times, ratios to numpy (and for ours, to the best
+    peer), GB/s, GFLOP/s and first calls."""
     rows = [r for r in report.results if r.workload == workload]
     base = next((r.min_s for r in rows if r.impl == "numpy"), None)
+    top = best_peer(report, workload)
     for r in rows:
-        ratio = f"{r.min_s / base:6.2f}x" if base and r.min_s == r.min_s else "   -   "
+        ratio = f"{r.min_s / base:6.2f}x vs numpy" if base and r.correct else "   -   "
+        if r.impl == OURS and top and r.correct:
+            ratio += f" {r.min_s / top.min_s:6.2f}x vs {top.impl}"
         extra = f" {r.gbps:6.1f} GB/s" if r.gbps else ""
         extra += f" {r.gflops:6.1f} GFLOP/s" if r.gflops else ""
-        first = f" first {r.first_call_s:.2f}s/{r.first_call_warm_s:.2f}s" if r.first_call_s else ""
+        first = f" first {r.first_call_s:.2f}s" if r.first_call_s else ""
+        first += f"/{r.first_call_warm_s:.2f}s" if r.first_call_warm_s else ""
         ok = "" if r.correct else "  WRONG " + r.notes
         print(
-            f"{r.workload:10} N={r.N} {r.impl:11} {r.variant:14} min {r.min_s * 1e3:9.3f} ms"
-            f" median {r.median_s * 1e3:9.3f} ms  {ratio} vs numpy{extra}{first}{ok}",
+            f"{r.workload:10} N={r.N} {r.impl:11} {r.variant:22} min {r.min_s * 1e3:9.3f} ms"
+            f" median {r.median_s * 1e3:9.3f} ms  {ratio}{extra}{first}{ok}",
             flush=True,
         )
+
+
+def json_row(r: Result) -> dict[str, object]:
+    """`r` as a JSON object; no time (NaN: wrong or failed) is null."""
+    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in asdict(r).items()}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -182,17 +278,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--only", help="comma-separated workload ids (W1,...,C1)")
     parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--peers", choices=("all", "none", *peer_impls.PEERS), default="all",
+                        help="peers run side by side when installed (default: all)")
+    parser.add_argument("--markdown", metavar="FILE",
+                        help="write the summary table and BENCH.md's targets as markdown")
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
-    report = run(only, args.quick, max(args.repeats, 1))
+    names = {"all": peer_impls.PEERS, "none": ()}.get(args.peers, (args.peers,))
+    report = run(only, args.quick, max(args.repeats, 1), names)
     print("machine: " + ", ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
                                   for k, v in report.machine.items()))
+    print()
+    print(summary(report.results, markdown=False))
+    print()
+    print(targets(report.results, markdown=False))
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"machine": report.machine, "results": [asdict(r) for r in report.results]},
+            json.dumps({"machine": report.machine, "results": [json_row(r) for r in report.results]},
                        indent=1)
         )
-    return 0 if all(r.correct for r in report.results) else 1
+    if args.markdown:
+        Path(args.markdown).write_text(
+            summary(report.results, markdown=True) + "\n\n" + targets(report.results, markdown=True)
+            + "\n"
+        )
+    ours_ok = all(r.correct for r in report.results if r.impl in (OURS, "numpy"))
+    return 0 if ours_ok else 1
 
 
 if __name__ == "__main__":
