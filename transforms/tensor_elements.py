@@ -329,7 +329,13 @@ class TensorEvaluator:
                 v = self.shared_vars.get((op, a)) or g.new_var(0, src_shape[a] - 1, "r")
                 vars_.append(v)
                 inner[a] = im.var(v)
+        first_check = len(self.checks)
         x, xv = self.eval(op.source, tuple(inner))
+        if g.device_var is not None and isinstance(xv, SNode):
+            windowed = self._device_windows(vars_, inner, self.checks[first_check:], xv)
+            if windowed is not None:
+                vars_, inner = windowed
+                x, xv = self.eval(op.source, tuple(inner))
         if acc_t != et:
             x = g.op(arith.ExtFOp, [x], acc_t)
         if xv is False:
@@ -410,6 +416,38 @@ class TensorEvaluator:
             self._device_scalars = DeviceScalars(self.g.devices)
         return self._device_scalars
 
+    def _device_windows(
+        self, vars_: list[Var], inner: list[im.Ix], checks: list[InBounds], valid: SNode
+    ) -> tuple[list[Var], list[im.Ix]] | None:
+        """SPMD mode: a reduced axis whose lanes are valid only in a window that moves with
+        the device (a check `lo <= r + e(d) < hi` that the element's validity requires, the
+        window always inside the axis) loops over that window alone: r = r' + lo - e(d) with
+        r' in [0, hi - lo). The lanes left out are Invalid, so the reduction's identity: the
+        result is the same, with no masked iterations."""
+        d = self.g.device_var
+        required = _conjuncts(valid)
+        new_vars, new_inner, changed = list(vars_), list(inner), False
+        for k, v in enumerate(vars_):
+            if any(sv is v for sv in self.shared_vars.values()):
+                continue
+            for c in checks:
+                if im.coefficient(c.x, v) != 1 or not (c.x.vars - {v}) <= {d}:
+                    continue
+                check = self.g.check(c)
+                if isinstance(check, bool) or not _conjuncts(check) <= required:
+                    continue
+                e = im.sub(c.x, im.var(v))
+                start = im.sub(im.const(c.lo), e)  # the window is [start, start + hi - lo)
+                length = c.hi - c.lo
+                if length <= 0 or start.range[0] < v.lo or start.range[1] + length > v.hi + 1:
+                    continue
+                w = self.g.new_var(0, length - 1, v.name)
+                shifted = im.add(im.var(w), start)
+                new_inner = [im.substitute(x, {v: shifted}) for x in new_inner]
+                new_vars[k], changed = w, True
+                break
+        return (new_vars, new_inner) if changed else None
+
     def _cmp(self, op: tg.CmpOp, a: list[SNode]) -> SNode:
         t = element_type(op.operands[0])
         pred = op.predicate.data
@@ -469,6 +507,19 @@ class TensorEvaluator:
             )
         self._scalars[value] = node
         return node
+
+
+def _conjuncts(node: SNode) -> set[int]:
+    """The ids of the nodes whose conjunction `node` is (through `arith.andi`)."""
+    out: set[int] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.kind == "op" and n.payload[0] is arith.AndIOp:
+            stack.extend(n.operands)
+        else:
+            out.add(n.id)
+    return out
 
 
 Rule = Callable[[TensorEvaluator, Any, SSAValue, Index], Element]
