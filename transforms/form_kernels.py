@@ -304,9 +304,9 @@ def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None
         scalars = DeviceScalars(n)
         sources: dict[devidx.FetchOp, list[int]] = {}
         channels: dict[devidx.FetchOp, int] = {}
-        for f in main.body.block.ops:
-            if isinstance(f, devidx.FetchOp):
-                table = [int(v) for v in scalars.table(f.src)]
+        for op in main.body.block.ops:  # (named `op`: diagnostics locate the error there)
+            if isinstance(op, devidx.FetchOp):
+                table = [int(v) for v in scalars.table(op.src)]
                 bad = [(d, s) for d, s in enumerate(table) if not 0 <= s < n]
                 if bad:
                     d, s = bad[0]
@@ -314,7 +314,7 @@ def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None
                         f"form-kernels: devidx.fetch on device {d} fetches from device {s}, "
                         f"outside [0, {n})"
                     )
-                sources[f], channels[f] = table, len(channels)
+                sources[op], channels[op] = table, len(channels)
         modules = []
         for d in range(n):
             spmd = SpmdDevice(d, sources, channels, takes_device)

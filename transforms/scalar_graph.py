@@ -238,7 +238,7 @@ class Graph:
         for v in vs:
             if v is False:
                 return False
-            if v is True:
+            if v is True or v is out:
                 continue
             out = v if out is True else self.op(arith.AndIOp, [out, v], i1)
         return out

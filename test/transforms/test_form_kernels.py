@@ -18,6 +18,7 @@ multi-level program and for its kernels (float rtol 1e-5).
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -90,6 +91,7 @@ HOST_OPS = (
     memref.DeallocOp,
     memref.CopyOp,
     func.ReturnOp,
+    arith.ConstantOp,  # SPMD mode: the device number the kernels take
 )
 
 
@@ -172,6 +174,91 @@ def test_scaled_benchmark(case) -> None:
     got = run_kernel_module(module, [a.copy() for a in inputs])
     for g, w in zip(got, case.expected(inputs), strict=True):
         np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
+
+
+# --------------------------------------------------------------------------------------------
+# SPMD mode: the kernels built once, d a kernel argument
+# --------------------------------------------------------------------------------------------
+
+SPMD = "multi-to-devidx,devidx-simplify,form-kernels{spmd=true}"
+
+
+def same_kernels_on_every_device(module: ModuleOp) -> None:
+    """SPMD mode: every device module holds clones of one set of kernels."""
+    texts = {
+        str(k) for m in module.body.block.ops if isinstance(m, ModuleOp) for k in kernels_of(m)
+    }
+    names = {k.sym_name.data for k in kernels_of(module)}
+    assert len(texts) == len(names), "kernels differ between devices"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_spmd_example(path: Path) -> None:
+    same_kernels_on_every_device(run_both(path.read_text(), SPMD))
+
+
+@pytest.mark.parametrize("case", SCALED, ids=[c.id for c in SCALED])
+def test_spmd_scaled_benchmark(case) -> None:
+    inputs = case.make_inputs(np.random.default_rng(sum(case.id.encode())))
+    module = run_both(case.text(), SPMD, inputs=inputs)
+    same_kernels_on_every_device(module)
+    for g, w in zip(run_kernel_module(module, inputs), case.expected(inputs), strict=True):
+        np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize(
+    "case_id, per_device, takes_d",
+    [
+        ("w1_elementwise", 1, False),
+        ("w2_layernorm", 1, False),
+        ("w3_sum", 2, False),
+        ("w4_matmul", 1, False),
+        ("c1_chain", 1, False),
+        ("w7_uneven", 1, True),
+    ],
+)
+def test_spmd_kernel_counts(case_id: str, per_device: int, takes_d: bool) -> None:
+    """The same kernel counts as specialized; d stays a kernel argument only where the
+    element still depends on it (W7's padding rows of the last device)."""
+    case = next(c for c in SCALED if c.id == case_id)
+    module = apply(parse(case.text()), SPMD)
+    counts = kernel_counts(module)
+    assert counts and all(c == per_device for c in counts), counts
+    index_args = [
+        t for k in kernels_of(module) for t in k.function_type.inputs.data if isinstance(t, IndexType)
+    ]
+    assert bool(index_args) == takes_d
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            'module { func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {'
+            " func.return %x : tensor<4xf32> } }",
+            "has no multi.devices",
+        ),
+        (
+            'module attributes {multi.devices = ["CPU:0"]} { builtin.module @device_0 attributes'
+            " {devidx.device = 0 : i64} { func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {"
+            " func.return %x : tensor<4xf32> } } }",
+            "already specialized per device",
+        ),
+        (
+            'module attributes {multi.devices = ["CPU:0", "CPU:1"]} {'
+            " func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {"
+            " %c2 = arith.constant 2 : index  %d = devidx.device_num : index"
+            " %s = arith.addi %d, %c2 : index"
+            " %f = devidx.fetch %x from %s : tensor<4xf32>  func.return %f : tensor<4xf32> } }",
+            "fetches from device 2, outside [0, 2)",
+        ),
+    ],
+)
+def test_spmd_rejects(text: str, message: str) -> None:
+    from xdsl.utils.exceptions import PassFailedException
+
+    with pytest.raises(PassFailedException, match=re.escape(message)):
+        apply(parse(text), "form-kernels{spmd=true}")
 
 
 def kernel_counts(module: ModuleOp) -> list[int]:
