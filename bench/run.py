@@ -7,6 +7,7 @@ side by side in one process.
     python -m bench --only W1,W3     # a subset
     python -m bench --peers jax      # peers: all (default), none, tinygrad, jax
     python -m bench --markdown t.md  # also write the summary table and BENCH.md's targets
+    python -m bench --modes spmd     # our kernels: specialized, spmd or both (default)
 
 Each workload is a program of bench/programs/ (sizes substituted for --quick). For each: the
 first call (parse + passes + codegen + first run) with the kernel cache cold and warm, then
@@ -15,6 +16,10 @@ min and median. Every result is checked against numpy before it is timed (a wron
 a time). Ratios are ours / numpy and ours / best peer. GB/s counts compulsory bytes (inputs +
 one output), GFLOP/s is reported for the matmul workloads; the machine's limits (a large numpy
 copy, a single-thread sgemm) are measured in the same run.
+
+Ours runs in both modes (`--modes`): kernels specialized per device, and SPMD mode (built
+once, the device number a kernel argument: variant "spmd"), so the table says which is faster
+where, at the first call and in steady state.
 
 Peers (bench/peers.py): tinygrad (`Tensor.shard` + TinyJit) and JAX (NamedSharding + jit) run
 the same logical computation on N CPU devices, when installed (`pip install -e '.[peers]'`);
@@ -201,8 +206,13 @@ def numpy_baseline(w: Workload, inputs: Sequence[np.ndarray], repeats: int) -> R
     )
 
 
+MODES = ("specialized", "spmd")
+"""How our kernels are built: per device (specialize-devices), or once for every device with
+the device number as an argument (SPMD mode, form-kernels{spmd=true}); variant "... spmd"."""
+
+
 def run(only: set[str] | None, quick: bool, repeats: int,
-        peer_names: Sequence[str] = peer_impls.PEERS) -> Report:
+        peer_names: Sequence[str] = peer_impls.PEERS, modes: Sequence[str] = MODES) -> Report:
     report = Report(machine=machine_limits(quick))
     active = peer_impls.load(peer_names)
     for p in active:
@@ -216,7 +226,11 @@ def run(only: set[str] | None, quick: bool, repeats: int,
         inputs = w.inputs()
         want = w.reference(*inputs)
         report.results.append(numpy_baseline(w, inputs, repeats))
-        for variant, options in w.variants.items():
+        for (variant, options), mode in [(v, m) for v in w.variants.items() for m in modes]:
+            if mode == "spmd":
+                variant, options = f"{variant} spmd".replace("default ", ""), {
+                    **options, "spmd": True
+                }
             try:
                 r = ours(w, text, inputs, want, repeats, variant, options)
             except Exception as e:  # noqa: BLE001 - a failing workload is reported, not fatal
@@ -280,14 +294,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--peers", choices=("all", "none", *peer_impls.PEERS), default="all",
                         help="peers run side by side when installed (default: all)")
+    parser.add_argument("--modes", default=",".join(MODES),
+                        help="our kernels: specialized per device, spmd (built once), or both "
+                        "(default: specialized,spmd)")
     parser.add_argument("--markdown", metavar="FILE",
                         help="write the summary table and BENCH.md's targets as markdown")
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     names = {"all": peer_impls.PEERS, "none": ()}.get(args.peers, (args.peers,))
-    report = run(only, args.quick, max(args.repeats, 1), names)
-    print("machine: " + ", ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
-                                  for k, v in report.machine.items()))
+    modes = [m for m in args.modes.split(",") if m]
+    if not modes or any(m not in MODES for m in modes):
+        parser.error(f"--modes takes {', '.join(MODES)} (comma-separated)")
+    report = run(only, args.quick, max(args.repeats, 1), names, modes)
+    machine = "machine: " + ", ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
+                                      for k, v in report.machine.items())
+    print(machine)
     print()
     print(summary(report.results, markdown=False))
     print()
@@ -299,8 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     if args.markdown:
         Path(args.markdown).write_text(
-            summary(report.results, markdown=True) + "\n\n" + targets(report.results, markdown=True)
-            + "\n"
+            f"{machine}{', --quick sizes' if args.quick else ''}\n\n"
+            + summary(report.results, markdown=True) + "\n\n"
+            + targets(report.results, markdown=True) + "\n"
         )
     ours_ok = all(r.correct for r in report.results if r.impl in (OURS, "numpy"))
     return 0 if ours_ok else 1

@@ -7,7 +7,8 @@ multi-to-devidx{allreduce, ring-threshold} -> devidx-simplify -> specialize-devi
 
 The result keeps each device's host schedule as MLIR (for the runtime) and its kernels in the
 `llvm` dialect; `multi-opt -p multi-to-llvm -t llvm` prints every device's kernels as one LLVM
-module. The options are those of the passes it runs.
+module. The options are those of the passes it runs, and `spmd=true` for SPMD mode
+(multi-to-devidx, devidx-simplify, form-kernels{spmd=true}, convert-to-llvm).
 """
 
 from __future__ import annotations
@@ -33,15 +34,14 @@ class MultiToLLVM(ModulePass):
 
     allreduce: str = "auto"
     ring_threshold: int = 256000
+    spmd: bool = False
+    """SPMD mode: no specialize-devices; form-kernels{spmd=true} builds the kernels once."""
 
     def passes(self) -> tuple[ModulePass, ...]:
-        return (
-            MultiToDevidx(allreduce=self.allreduce, ring_threshold=self.ring_threshold),
-            DevidxSimplify(),
-            SpecializeDevices(),
-            FormKernels(),
-            ConvertToLLVM(),
-        )
+        lowering = MultiToDevidx(allreduce=self.allreduce, ring_threshold=self.ring_threshold)
+        if self.spmd:
+            return (lowering, DevidxSimplify(), FormKernels(spmd=True), ConvertToLLVM())
+        return (lowering, DevidxSimplify(), SpecializeDevices(), FormKernels(), ConvertToLLVM())
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for p in self.passes():
