@@ -50,7 +50,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from xdsl_multi.lowering.func_to_llvm import KERNEL_TYPE_ATTR
-from xdsl_multi.lowering.llvm_target import llvm_ops, translate_kernels
+from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR, kernels_llvm_ir, llvm_ops
 
 ALIGNMENT = 64
 """Bytes: the alignment every array argument must have."""
@@ -271,17 +271,25 @@ class KernelCache:
         """Every function defined in `source` (LLVM IR text, an llvmlite module, or an xDSL
         module after convert-to-llvm), by name, in machine code."""
         signatures: dict[str, FunctionType] = {}
+        wanted: set[str] | None = None
         if isinstance(source, ModuleOp):
+            defined: set[str] = set()
             for op in llvm_ops(source):
                 t = op.attributes.get(KERNEL_TYPE_ATTR)
                 if isinstance(op, llvm_dialect.FuncOp) and isinstance(t, FunctionType):
                     signatures[op.sym_name.data] = t
-            source = translate_kernels(source, triple=self.triple)
+                if isinstance(op, llvm_dialect.FuncOp) and op.body.blocks:
+                    defined.add(op.sym_name.data)
+            if LLVM_IR_ATTR in source.attributes:
+                wanted = defined  # the carried text may hold kernels of devices left out
+            source = kernels_llvm_ir(source, triple=self.triple)
         text = str(source)
         common, kernels = split_kernels(text)
         result: dict[str, CompiledKernel] = {}
         with self._lock:
             for kernel in kernels:
+                if wanted is not None and kernel.name not in wanted:
+                    continue
                 material = f"{self._salt}\n{common}\n{kernel.definition}"
                 key = hashlib.sha256(material.encode()).hexdigest()
                 compiled = self._compiled.get(key)

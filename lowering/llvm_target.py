@@ -13,6 +13,10 @@ except for the ops listed in `_OWN_CONVERSIONS`, which it translates itself:
   with the exact, type-mangled name the op carries.
 
 `LLVMKernelsTarget` replaces xDSL's `llvm` target in multi-opt (tools/multi_opt.py).
+
+`kernels_llvm_ir` is the text of that module, or the text a module already carries in its
+`multi.llvm_ir` attribute (the compile cache's runtime form, xdsl_multi/compile_cache.py, whose
+`llvm.func`s only say which arguments each kernel writes).
 """
 
 from __future__ import annotations
@@ -40,6 +44,20 @@ _ARG_FLAGS = {
     "llvm.readonly": "readonly",
     "llvm.writeonly": "writeonly",
 }
+
+
+LLVM_IR_ATTR = "multi.llvm_ir"
+"""On a top module: the LLVM IR text of all its kernels, as `translate_kernels` made it. The
+`llvm.func` bodies of such a module are stand-ins (compile_cache.py), never translated."""
+
+
+def kernels_llvm_ir(module: ModuleOp, *, triple: str | None = None) -> str:
+    """The LLVM IR text of every kernel of `module`: its `multi.llvm_ir` attribute when it has
+    one, else `translate_kernels`."""
+    carried = module.attributes.get(LLVM_IR_ATTR)
+    if isinstance(carried, StringAttr):
+        return carried.data
+    return str(translate_kernels(module, triple=triple))
 
 
 def llvm_ops(module: ModuleOp) -> Iterator[llvm.FuncOp | llvm.GlobalOp]:
@@ -229,4 +247,4 @@ class LLVMKernelsTarget(Target):
     name = "llvm"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        print(translate_kernels(module), file=output)
+        print(kernels_llvm_ir(module), file=output)

@@ -10,6 +10,11 @@ The pipeline itself is xdsl_multi/pipeline.py (SPEC's passes, started where the 
 is); here each pass is timed for `--time`, announced by the progress line, and its failures
 become diagnostics: a pass rejecting its input is a user error (exit 1) at the op, any other
 exception in a pass an internal error (exit 2).
+
+The pipeline cache (xdsl_multi/compile_cache.py) is consulted first: on a hit no pass runs,
+`--time` says `pipeline cache hit` and lists the passes as skipped; on a miss it says
+`pipeline cache miss`, the passes run, and the result is stored (`pipeline cache store`).
+`XDSL_MULTI_PIPELINE_CACHE=0` turns it off.
 """
 
 from __future__ import annotations
@@ -20,12 +25,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Self, TextIO
+from typing import Literal, Self, TextIO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi import pipeline
+from xdsl_multi.compile_cache import PipelineCache
 from xdsl_multi.tools.diagnostics import (
     CompileError,
     internal_error,
@@ -48,6 +54,8 @@ class Timings:
 
     def __init__(self) -> None:
         self.entries: list[tuple[str, float]] = []
+        self.notes: dict[int, str] = {}
+        """Entry index -> a remark printed after the time."""
 
     @contextmanager
     def __call__(self, name: str) -> Iterator[None]:
@@ -57,11 +65,18 @@ class Timings:
         finally:
             self.entries.append((name, time.perf_counter() - start))
 
-    def add(self, name: str, seconds: float) -> None:
+    def add(self, name: str, seconds: float, note: str = "") -> None:
+        if note:
+            self.notes[len(self.entries)] = note
         self.entries.append((name, seconds))
 
     def format(self) -> str:
-        return "".join(f"time: {name} {seconds:.6f} s\n" for name, seconds in self.entries)
+        return "".join(
+            f"time: {name} {seconds:.6f} s"
+            + (f" ({self.notes[i]})" if i in self.notes else "")
+            + "\n"
+            for i, (name, seconds) in enumerate(self.entries)
+        )
 
 
 class Progress:
@@ -123,10 +138,18 @@ class Progress:
 
 
 def lower_for_runtime(
-    module: ModuleOp, timings: Timings, progress: Progress | None = None, spmd: bool = False
+    module: ModuleOp,
+    timings: Timings,
+    progress: Progress | None = None,
+    spmd: bool = False,
+    *,
+    source: str | None = None,
+    cache: PipelineCache | None | Literal["env"] = "env",
 ) -> tuple[str, ...]:
     """xdsl_multi.pipeline.lower_for_runtime, each pass timed and announced, its failures as
-    diagnostics: a pass rejecting its input is exit code 1 at the op, any other exception 2."""
+    diagnostics: a pass rejecting its input is exit code 1 at the op, any other exception 2.
+    Through the pipeline cache `cache` ("env": `PipelineCache.from_env()`; None: none), keyed
+    by `source` when given (the text `module` was parsed from), else by the module."""
 
     def each_pass(name: str, apply: Callable[[], None]) -> None:
         if progress is not None:
@@ -143,7 +166,30 @@ def lower_for_runtime(
                     f"internal error in pass '{name}'", e, op_pos(op_from_traceback(e))
                 ) from e
 
-    try:
-        return pipeline.lower_for_runtime(module, each_pass, spmd=spmd)
-    except pipeline.PassUnavailable as e:
-        raise CompileError(f"the compiled backends need {e}; use --backend interp") from None
+    def run_passes() -> tuple[str, ...]:
+        try:
+            return pipeline.lower_for_runtime(module, each_pass, spmd=spmd)
+        except pipeline.PassUnavailable as e:
+            raise CompileError(f"the compiled backends need {e}; use --backend interp") from None
+
+    if isinstance(cache, str):
+        cache = PipelineCache.from_env()
+    names = pipeline.passes_needed(module, spmd)
+    if cache is None or not names:
+        return run_passes()
+    assert isinstance(cache, PipelineCache)
+
+    def report(event: str, seconds: float) -> None:
+        timings.add(f"pipeline cache {event}", seconds)
+
+    if progress is not None:
+        progress.stage("pipeline cache")
+    ran = [names]
+
+    def run() -> None:
+        ran[0] = run_passes()
+
+    if cache.lower(module, names, run, source=source, report=report):
+        for name in names:
+            timings.add(name, 0.0, "skipped: pipeline cache hit")
+    return ran[0]

@@ -1,0 +1,458 @@
+"""The pipeline cache: what the compiled runtime needs of a program, kept on disk between
+processes, so that a warm first call skips the passes.
+
+```python
+cache = PipelineCache()                  # $XDSL_MULTI_CACHE_DIR/pipeline (next to the JIT's)
+hit = lower_cached(module, cache, source=text)   # in place, like pipeline.lower_for_runtime
+program = Program(module)                # runtime/executor.py, kernels from the JIT
+```
+
+(multi-run goes through tools/run_pipeline.py, which times each step for `--time`.)
+
+`lower` looks the program up by a key made of
+- the input: the source text it was parsed from, or else a digest of the module as printed
+  (dense constants by the hash of their bytes, a splat by its element);
+- the passes that will run, with their options;
+- the package's own source (every `.py` file of xdsl_multi's subpackages), and the versions of
+  Python, xDSL, llvmlite and LLVM, and the host's target triple.
+
+On a hit the module's contents are replaced by the stored runtime form; on a miss the passes
+run, the module is turned into its runtime form in place and stored. Either way the caller
+gets the same module, so a cache hit and a miss run the same program.
+
+The runtime form (`to_runtime_form`) of an llvm-level module:
+- the top module carries `multi.llvm_ir`, the LLVM IR text of every kernel as
+  `translate_kernels` writes it. The JIT compiles that text (lowering/llvm_target.py
+  `kernels_llvm_ir`), and finds the machine code in its own disk cache when it is warm;
+- each kernel's `llvm.func` keeps its name, signature and attributes, but its body is a
+  stand-in: a store to each pointer argument the kernel writes (the runtime reads which ones
+  to decide when a send must copy its buffer, runtime/kernels.py `written_arguments`), then
+  `llvm.return`. It is never translated;
+- host schedules, declarations and the module attributes are kept as they are.
+
+An entry is one file `<key>.pipeline`: a header with the format, the key and a SHA-256 of the
+payload, then the module's MLIR text (without `multi.llvm_ir`, which would print slowly) and
+the LLVM IR text. It is written to a temporary file and renamed, so concurrent writers never
+leave a partial entry. An entry that does not read back (truncated, edited, from another
+version of the format) is ignored and rebuilt. Errors are never cached: a pass that fails
+raises as without the cache.
+
+`XDSL_MULTI_PIPELINE_CACHE=0` turns the cache off for multi-run (`PipelineCache.from_env`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import io
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    i8,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.printer import Printer
+
+FORMAT = "xdsl-multi pipeline cache 1"
+"""The first line of an entry, and part of every key: change it when the format changes."""
+
+ENABLE_ENV = "XDSL_MULTI_PIPELINE_CACHE"
+"""`0` (or `off`, `no`, `false`) turns the pipeline cache off for multi-run."""
+
+SUBDIR = "pipeline"
+"""Entries live in this folder of the JIT's cache folder (lowering/jit.py)."""
+
+_PACKAGES = (
+    "xdsl_multi",
+    "xdsl_multi.dialects",
+    "xdsl_multi.transforms",
+    "xdsl_multi.lowering",
+    "xdsl_multi.runtime",
+    "xdsl_multi.runtime.backends",
+    "xdsl_multi.tools",
+)
+"""Whose `.py` files make the package digest of the key."""
+
+_DIGEST_ABOVE = 256
+"""Dense constants with more bytes than this enter a module digest by a hash of their bytes."""
+
+
+class NotCacheable(Exception):
+    """The lowered module has a kernel whose runtime form cannot be built (it is used as is,
+    and not stored)."""
+
+
+@dataclass
+class CacheStats:
+    hits: int = 0
+    misses: int = 0
+    stores: int = 0
+    bad_entries: int = 0
+    """Entries found but ignored (unreadable, corrupt, another format)."""
+
+
+@dataclass
+class PipelineCache:
+    """Runtime forms of programs on disk, by key (see the module docstring). `cache_dir` is the
+    JIT's cache folder (default `jit.default_cache_dir()`); entries go to its `pipeline`
+    folder."""
+
+    cache_dir: Path | None = None
+    stats: CacheStats = field(default_factory=CacheStats)
+    _package_digest: str | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.cache_dir is None:
+            from xdsl_multi.lowering.jit import default_cache_dir
+
+            self.cache_dir = default_cache_dir()
+        self.cache_dir = Path(self.cache_dir)
+
+    @staticmethod
+    def from_env() -> PipelineCache | None:
+        """The default cache, or None when `XDSL_MULTI_PIPELINE_CACHE` turns it off."""
+        if os.environ.get(ENABLE_ENV, "1").strip().lower() in ("0", "off", "no", "false"):
+            return None
+        return PipelineCache()
+
+    @property
+    def folder(self) -> Path:
+        assert self.cache_dir is not None
+        return self.cache_dir / SUBDIR
+
+    # -- the one call -----------------------------------------------------------------------
+
+    def lower(
+        self,
+        module: ModuleOp,
+        passes: Sequence[str],
+        run_passes: Callable[[], object],
+        *,
+        source: str | None = None,
+        report: Callable[[str, float], None] | None = None,
+    ) -> bool:
+        """Bring `module` (in place) to the runtime form of its llvm level: from the cache, or
+        by `run_passes()` (which must run `passes` on `module`), then stored. `source` is the
+        text `module` was parsed from, unchanged since (a cheaper key than the module's
+        digest). `report(event, seconds)` hears of "hit" or "miss" (the time to look up) and
+        "store" (the time to build the runtime form and write it). Returns whether it was a
+        hit."""
+        start = time.perf_counter()
+        key = self.key(module, passes, source=source)
+        cached = self.load(key)
+        if cached is not None:
+            replace_contents(module, cached)
+            self.stats.hits += 1
+            if report is not None:
+                report("hit", time.perf_counter() - start)
+            return True
+        self.stats.misses += 1
+        if report is not None:
+            report("miss", time.perf_counter() - start)
+        run_passes()
+        start = time.perf_counter()
+        try:
+            to_runtime_form(module)
+        except NotCacheable:
+            return False
+        self.store(key, module)
+        if report is not None:
+            report("store", time.perf_counter() - start)
+        return False
+
+    # -- keys -------------------------------------------------------------------------------
+
+    def key(self, module: ModuleOp, passes: Sequence[str], *, source: str | None = None) -> str:
+        """The key of lowering `module` (or the text `source` it was parsed from) with
+        `passes`, with this package and these tools."""
+        h = hashlib.sha256()
+        for part in (FORMAT, self.package_digest(), environment(), "\n".join(passes)):
+            h.update(part.encode())
+            h.update(b"\0")
+        if source is not None:
+            h.update(b"source\0" + source.encode())
+        else:
+            h.update(b"module\0" + module_digest(module).encode())
+        return h.hexdigest()
+
+    def package_digest(self) -> str:
+        """A hash of every `.py` file of the package (read once per cache object)."""
+        if self._package_digest is None:
+            self._package_digest = package_digest()
+        return self._package_digest
+
+    # -- entries ----------------------------------------------------------------------------
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"{key}.pipeline"
+
+    def load(self, key: str) -> ModuleOp | None:
+        """The runtime form stored under `key`, or None when there is none or it does not
+        read back (then it is counted in `stats.bad_entries` and will be overwritten)."""
+        try:
+            data = self.path(key).read_bytes()
+        except OSError:
+            return None
+        try:
+            return decode_entry(data, key)
+        except Exception:  # noqa: BLE001 - any damage means: rebuild
+            self.stats.bad_entries += 1
+            return None
+
+    def store(self, key: str, module: ModuleOp) -> None:
+        """Write `module` (in runtime form) under `key`; a read-only or full disk is not an
+        error (the cache is an optimization)."""
+        data = encode_entry(module, key)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".pipeline")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, self.path(key))
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            return
+        self.stats.stores += 1
+
+
+def lower_cached(
+    module: ModuleOp,
+    cache: PipelineCache | None,
+    *,
+    spmd: bool = False,
+    source: str | None = None,
+) -> bool:
+    """`xdsl_multi.pipeline.lower_for_runtime(module, spmd=spmd)` through `cache` (None: no
+    cache); `source` as in `PipelineCache.lower`. Returns whether it was a cache hit."""
+    from xdsl_multi import pipeline
+
+    names = pipeline.passes_needed(module, spmd)
+    if cache is None or not names:
+        pipeline.lower_for_runtime(module, spmd=spmd)
+        return False
+    return cache.lower(
+        module, names, lambda: pipeline.lower_for_runtime(module, spmd=spmd), source=source
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys
+# ---------------------------------------------------------------------------------------------
+
+
+def package_digest() -> str:
+    """SHA-256 of the names and contents of every `.py` file of the package."""
+    h = hashlib.sha256()
+    for name in _PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for folder in spec.submodule_search_locations:
+            for path in sorted(Path(folder).glob("*.py")):
+                h.update(f"{name}/{path.name}\0".encode())
+                h.update(path.read_bytes())
+                h.update(b"\0")
+    return h.hexdigest()
+
+
+def environment() -> str:
+    """The versions and the target that the stored text depends on."""
+    import llvmlite
+    import llvmlite.binding as llvm_binding
+    import xdsl
+
+    return "\n".join(
+        [
+            f"python {sys.version_info.major}.{sys.version_info.minor}",
+            f"xdsl {getattr(xdsl, '__version__', '?')}",
+            f"llvmlite {llvmlite.__version__}",
+            "llvm " + ".".join(map(str, llvm_binding.llvm_version_info)),
+            f"triple {llvm_binding.get_default_triple()}",
+        ]
+    )
+
+
+@dataclass(eq=False, repr=False)
+class _DigestPrinter(Printer):
+    """The printer, with large dense constants written as a hash of their bytes (a splat as
+    its element): a 64 MiB constant is not turned into text to be hashed."""
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if isinstance(attribute, DenseIntOrFPElementsAttr):
+            raw = attribute.data.data
+            if len(raw) > _DIGEST_ABOVE:
+                from xdsl_multi.transforms.value_facts import splat_value
+
+                splat = splat_value(attribute)
+                if splat is not None:
+                    digest = f"splat {splat!r} {raw[: len(raw) // len(attribute)].hex()}"
+                else:
+                    digest = "sha256 " + hashlib.sha256(raw).hexdigest()
+                self.print_string(f'dense<"{digest}"> : ')
+                self.print_attribute(attribute.type)
+                return
+        super().print_attribute(attribute)
+
+
+def module_digest(module: ModuleOp) -> str:
+    """SHA-256 of the module as printed (large dense constants by digest)."""
+    out = io.StringIO()
+    _DigestPrinter(stream=out).print_op(module)
+    return hashlib.sha256(out.getvalue().encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# The runtime form
+# ---------------------------------------------------------------------------------------------
+
+
+def to_runtime_form(module: ModuleOp, triple: str | None = None) -> None:
+    """Turn an llvm-level module into its runtime form, in place (see the module docstring).
+    Raises NotCacheable, leaving the module as it was, when a kernel's stand-in would not say
+    the same written arguments."""
+    from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR, llvm_ops, translate_kernels
+    from xdsl_multi.runtime.kernels import written_arguments
+
+    if LLVM_IR_ATTR in module.attributes:
+        return
+    kernels = [op for op in llvm_ops(module) if isinstance(op, llvm.FuncOp) and op.body.blocks]
+    if not kernels:
+        raise NotCacheable("no kernels")
+    text = str(translate_kernels(module, triple=triple))
+    stand_ins: list[tuple[llvm.FuncOp, llvm.FuncOp]] = []
+    for kernel in kernels:
+        written = written_arguments(kernel)
+        stand_in = _stand_in(kernel, written)
+        if written_arguments(stand_in) != written:
+            raise NotCacheable(f"@{kernel.sym_name.data}: no stand-in writes {sorted(written)}")
+        stand_ins.append((kernel, stand_in))
+    for kernel, stand_in in stand_ins:
+        block = kernel.parent_block()
+        assert block is not None
+        block.insert_op_before(stand_in, kernel)
+        kernel.detach()
+    module.attributes[LLVM_IR_ATTR] = StringAttr(text)
+
+
+def _stand_in(kernel: llvm.FuncOp, written: frozenset[int]) -> llvm.FuncOp:
+    """`kernel` with a body that only writes the arguments in `written`: an i8 store through
+    each pointer, an integer add of each integer (any use but a load counts as a write)."""
+    stand_in = kernel.clone_without_regions()
+    entry = kernel.body.blocks[0]
+    block = Block(arg_types=[a.type for a in entry.args])
+    for new, old in zip(block.args, entry.args, strict=True):
+        new.name_hint = old.name_hint
+    zero = llvm.ConstantOp(IntegerAttr(0, i8), i8)
+    ops: list[Operation] = [zero]
+    for index in sorted(written):
+        arg: SSAValue = block.args[index]
+        if isinstance(arg.type, llvm.LLVMPointerType):
+            ops.append(llvm.StoreOp(zero.result, arg))
+        elif isinstance(arg.type, IntegerType):
+            ops.append(llvm.AddOp(arg, arg))
+        else:
+            raise NotCacheable(f"@{kernel.sym_name.data}: argument {index} of type {arg.type}")
+    ops.append(llvm.ReturnOp())
+    block.add_ops(ops)
+    stand_in.body.add_block(block)
+    return stand_in
+
+
+def replace_contents(module: ModuleOp, other: ModuleOp) -> None:
+    """Make `module` hold what `other` holds (ops, attributes, properties); `other` is left
+    empty."""
+    for op in list(module.body.block.ops):
+        op.detach()
+    for op in list(other.body.block.ops):
+        op.detach()
+        module.body.block.add_op(op)
+    module.attributes.clear()
+    module.attributes.update(other.attributes)
+    module.properties.clear()
+    module.properties.update(other.properties)
+
+
+# ---------------------------------------------------------------------------------------------
+# Entries
+# ---------------------------------------------------------------------------------------------
+
+
+def encode_entry(module: ModuleOp, key: str) -> bytes:
+    """The bytes of an entry holding `module` (in runtime form)."""
+    from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR
+
+    llvm_ir = module.attributes.pop(LLVM_IR_ATTR)
+    try:
+        text = str(module).encode()
+    finally:
+        module.attributes[LLVM_IR_ATTR] = llvm_ir
+    assert isinstance(llvm_ir, StringAttr)
+    ir_bytes = llvm_ir.data.encode()
+    digest = hashlib.sha256(text + b"\0" + ir_bytes).hexdigest()
+    header = f"{FORMAT}\nkey {key}\nsha256 {digest}\nmodule {len(text)}\nllvm {len(ir_bytes)}\n"
+    return header.encode() + text + ir_bytes
+
+
+def decode_entry(data: bytes, key: str) -> ModuleOp:
+    """The runtime form stored in `data`; raises ValueError (or a parse error) when the entry
+    is not one for `key` in this format, or is damaged."""
+    from xdsl.parser import Parser
+
+    from xdsl_multi.dialects import make_context
+    from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR
+
+    view = memoryview(data)
+    fields: dict[str, str] = {}
+    position = 0
+    for expected in ("format", "key", "sha256", "module", "llvm"):
+        end = data.index(b"\n", position)
+        line = bytes(view[position:end]).decode()
+        position = end + 1
+        if expected == "format":
+            if line != FORMAT:
+                raise ValueError(f"format {line!r}")
+            continue
+        name, _, value = line.partition(" ")
+        if name != expected:
+            raise ValueError(f"expected {expected}, found {name!r}")
+        fields[name] = value
+    if fields["key"] != key:
+        raise ValueError("another key")
+    n_text, n_ir = int(fields["module"]), int(fields["llvm"])
+    text = bytes(view[position : position + n_text])
+    ir_bytes = bytes(view[position + n_text :])
+    if len(text) != n_text or len(ir_bytes) != n_ir:
+        raise ValueError("truncated")
+    if hashlib.sha256(text + b"\0" + ir_bytes).hexdigest() != fields["sha256"]:
+        raise ValueError("checksum")
+    module = Parser(make_context(), text.decode()).parse_module()
+    module.verify()
+    module.attributes[LLVM_IR_ATTR] = StringAttr(ir_bytes.decode())
+    return module
+
+
+__all__ = [
+    "ENABLE_ENV",
+    "FORMAT",
+    "CacheStats",
+    "NotCacheable",
+    "PipelineCache",
+    "lower_cached",
+    "module_digest",
+    "to_runtime_form",
+]
