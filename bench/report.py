@@ -121,8 +121,9 @@ def targets(results: Sequence[Result], markdown: bool) -> str:
         if ours is None or top is None:
             add(f"{wid}: faster than every peer", "-", None)
         else:
+            variant = "" if ours.variant == "default" else f" ({ours.variant})"
             add(f"{wid}: faster than every peer",
-                f"ours {seconds(ours.min_s)} vs {top.impl} {seconds(top.min_s)}",
+                f"ours{variant} {seconds(ours.min_s)} vs {top.impl} {seconds(top.min_s)}",
                 ours.min_s < top.min_s)
         jax = next((r for r in mine if r.impl == "jax" and r.correct), None)
         if ours is not None and ours.gflops and jax is not None and jax.gflops:
