@@ -30,11 +30,12 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, llvm
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, i64
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import Rewriter
+from xdsl.traits import SymbolTable
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from xdsl.utils.exceptions import PassFailedException
 
@@ -121,15 +122,32 @@ def lower_scalar_block_args(kernel: func.FuncOp) -> None:
                 Rewriter.replace_value_with_new_type(arg, t)
 
 
-def lower_kernel(kernel: func.FuncOp, device: int | None) -> llvm.FuncOp:
-    """Lower one kernel in place; return its llvm.func (inserted where the kernel was)."""
+def lower_kernel(
+    kernel: func.FuncOp, device: int | None, twin: llvm.FuncOp | None = None
+) -> llvm.FuncOp:
+    """Lower one kernel in place; return its llvm.func (inserted where the kernel was).
+    `twin`: the lowered form of a kernel with the same signature and body (another device's
+    copy): its clone is taken instead of lowering again."""
     check_kernel(kernel)
+    name = llvm_kernel_name(kernel, device)
+    if twin is not None:
+        llvm_func = twin.clone()
+        llvm_func.sym_name = StringAttr(name)
+        if device is not None:
+            llvm_func.attributes[DEVICE_ATTR] = IntegerAttr(device, i64)
+        module = kernel.parent_op()
+        assert isinstance(module, ModuleOp)
+        _declare_callees(llvm_func, twin, module)
+        replacement: list[Operation] = [llvm_func]
+        if _is_called(module, kernel.sym_name.data):
+            replacement.insert(0, kernel_declaration(kernel, name))
+        Rewriter.replace_op(kernel, replacement, [])
+        return llvm_func
     PatternRewriteWalker(_LOWER_SCF).rewrite_region(kernel.body)
     lower_scalar_block_args(kernel)
     PatternRewriteWalker(_TO_LLVM, apply_recursively=False).rewrite_region(kernel.body)
     PatternRewriteWalker(_ALLOCA_TO_LLVM, apply_recursively=False).rewrite_region(kernel.body)
     check_lowered(kernel)
-    name = llvm_kernel_name(kernel, device)
     module = kernel.parent_op()
     assert isinstance(module, ModuleOp)
     called = _is_called(module, kernel.sym_name.data)
@@ -154,5 +172,40 @@ class ConvertToLLVM(ModulePass):
     name = "convert-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lowered = _LoweredKernels()
         for kernel, device in list(find_kernels(op)):
-            lower_kernel(kernel, device)
+            twin = lowered.twin_of(kernel)
+            original = kernel.clone() if twin is None else None
+            llvm_func = lower_kernel(kernel, device, twin)
+            if original is not None:
+                lowered.add(original, llvm_func)
+
+
+def _declare_callees(llvm_func: llvm.FuncOp, twin: llvm.FuncOp, module: ModuleOp) -> None:
+    """The functions a cloned kernel calls (libm) declared in its module as in its twin's."""
+    twin_module = twin.parent_op()
+    assert isinstance(twin_module, ModuleOp)
+    for op in llvm_func.walk():
+        if isinstance(op, llvm.CallOp) and op.callee is not None:
+            name = op.callee.string_value()
+            if SymbolTable.lookup_symbol(module, name) is None:
+                declaration = SymbolTable.lookup_symbol(twin_module, name)
+                assert declaration is not None, f"@{name} is declared next to the twin"
+                module.body.block.add_op(declaration.clone())
+
+
+class _LoweredKernels:
+    """Kernels already lowered, by signature: devices of an even program, and every device in
+    SPMD mode, hold identical kernels, which are lowered once and cloned."""
+
+    def __init__(self) -> None:
+        self._by_type: dict[Attribute, list[tuple[func.FuncOp, llvm.FuncOp]]] = {}
+
+    def twin_of(self, kernel: func.FuncOp) -> llvm.FuncOp | None:
+        for original, lowered in self._by_type.get(kernel.function_type, []):
+            if original.body.is_structurally_equivalent(kernel.body):
+                return lowered
+        return None
+
+    def add(self, original: func.FuncOp, lowered: llvm.FuncOp) -> None:
+        self._by_type.setdefault(original.function_type, []).append((original, lowered))
