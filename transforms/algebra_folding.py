@@ -22,6 +22,7 @@ reduction that skips those lanes would otherwise see zeros.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.dialects import arith
 from xdsl.ir import Operation, SSAValue
@@ -29,7 +30,8 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from xdsl_multi.dialects import tg
 from xdsl_multi.transforms.value_facts import (
-    SplatCache,
+    AttrCache,
+    OpTypes,
     int_constant,
     may_hold_invalid,
 )
@@ -43,6 +45,8 @@ def _forward(op: Operation, value: SSAValue, rewriter: PatternRewriter) -> None:
 class SelectOfConstantCondition(RewritePattern):
     """`arith.select %true, %x, %y` -> `%x`; `arith.select %false, %x, %y` -> `%y`."""
 
+    op_types: ClassVar[OpTypes] = (arith.SelectOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter, /) -> None:
         c = int_constant(op.cond)
@@ -52,25 +56,27 @@ class SelectOfConstantCondition(RewritePattern):
 
 @dataclass(frozen=True)
 class _WithConstants(RewritePattern):
-    """A pattern that reads constants; `splats` remembers which dense constants are splats."""
+    """A pattern that reads constants; `attrs` remembers facts about constants."""
 
-    splats: SplatCache = field(default_factory=SplatCache, compare=False)
+    attrs: AttrCache = field(default_factory=AttrCache, compare=False)
 
     def is_zero(self, value: SSAValue) -> bool:
-        c = self.splats.constant(value)
+        c = self.attrs.constant(value)
         return c is not None and c == 0  # also -0.0
 
     def is_one(self, value: SSAValue) -> bool:
-        c = self.splats.constant(value)
+        c = self.attrs.constant(value)
         return c is not None and c == 1
 
 
 class WhereOfSplatCondition(_WithConstants):
     """`tg.where dense<true>, %x, %y` -> `%x`; `dense<false>` -> `%y`."""
 
+    op_types: ClassVar[OpTypes] = (tg.WhereOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.WhereOp, rewriter: PatternRewriter, /) -> None:
-        c = self.splats.splat(op.cond)
+        c = self.attrs.splat(op.cond)
         if c is not None:
             _forward(op, op.true_value if int(c) & 1 else op.false_value, rewriter)
 
@@ -78,6 +84,8 @@ class WhereOfSplatCondition(_WithConstants):
 class SelectOfSameValues(RewritePattern):
     """`select(c, x, x)` -> x, for `arith.select` and `tg.where`, unless the condition may hold
     Invalid lanes (an Invalid condition lane makes the result lane Invalid)."""
+
+    op_types: ClassVar[OpTypes] = (arith.SelectOp, tg.WhereOp)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.SelectOp | tg.WhereOp) or op.operands[1] is not op.operands[2]:
@@ -89,6 +97,8 @@ class SelectOfSameValues(RewritePattern):
 
 class AddZeroIsIdentity(_WithConstants):
     """`x + 0` and `0 + x` -> x (`arith.addi`, `arith.addf`; scalars and splat tensors)."""
+
+    op_types: ClassVar[OpTypes] = (arith.AddiOp, arith.AddfOp)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.AddiOp | arith.AddfOp):
@@ -102,6 +112,8 @@ class AddZeroIsIdentity(_WithConstants):
 class SubZeroIsIdentity(_WithConstants):
     """`x - 0` -> x (`arith.subi`, `arith.subf`)."""
 
+    op_types: ClassVar[OpTypes] = (arith.SubiOp, arith.SubfOp)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if isinstance(op, arith.SubiOp | arith.SubfOp) and self.is_zero(op.rhs):
             _forward(op, op.lhs, rewriter)
@@ -109,6 +121,8 @@ class SubZeroIsIdentity(_WithConstants):
 
 class MulOneIsIdentity(_WithConstants):
     """`x * 1` and `1 * x` -> x (`arith.muli`, `arith.mulf`)."""
+
+    op_types: ClassVar[OpTypes] = (arith.MuliOp, arith.MulfOp)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.MuliOp | arith.MulfOp):
@@ -123,16 +137,20 @@ class IntMulZeroIsZero(_WithConstants):
     """`arith.muli x, 0` (either side) -> 0, integers only (for floats NaN * 0 is NaN), and only
     when the other operand holds no Invalid lane."""
 
+    op_types: ClassVar[OpTypes] = (arith.MuliOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.MuliOp, rewriter: PatternRewriter, /) -> None:
         for zero, other in ((op.rhs, op.lhs), (op.lhs, op.rhs)):
             if self.is_zero(zero) and not may_hold_invalid(other):
-                rewriter.replace(op, self.splats.constant_like(op.result.type, 0))
+                rewriter.replace(op, self.attrs.constant_like(op.result.type, 0))
                 return
 
 
 class DoubleNegationCancels(RewritePattern):
     """`arith.negf (arith.negf x)` -> x."""
+
+    op_types: ClassVar[OpTypes] = (arith.NegfOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.NegfOp, rewriter: PatternRewriter, /) -> None:
@@ -141,16 +159,16 @@ class DoubleNegationCancels(RewritePattern):
             _forward(op, inner.operand, rewriter)
 
 
-def algebra_folding_patterns(splats: SplatCache | None = None) -> list[RewritePattern]:
-    """Every pattern of this file; `splats` is shared with the other patterns of a pass."""
-    splats = splats or SplatCache()
+def algebra_folding_patterns(attrs: AttrCache | None = None) -> list[RewritePattern]:
+    """Every pattern of this file; `attrs` is shared with the other patterns of a pass."""
+    attrs = attrs or AttrCache()
     return [
         SelectOfConstantCondition(),
-        WhereOfSplatCondition(splats),
+        WhereOfSplatCondition(attrs),
         SelectOfSameValues(),
-        AddZeroIsIdentity(splats),
-        SubZeroIsIdentity(splats),
-        MulOneIsIdentity(splats),
-        IntMulZeroIsZero(splats),
+        AddZeroIsIdentity(attrs),
+        SubZeroIsIdentity(attrs),
+        MulOneIsIdentity(attrs),
+        IntMulZeroIsZero(attrs),
         DoubleNegationCancels(),
     ]

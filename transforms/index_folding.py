@@ -19,13 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
 from xdsl_multi.dialects import devidx
 from xdsl_multi.transforms.value_facts import (
+    OpTypes,
     Range,
     bit_width,
     constant_like,
@@ -68,6 +71,8 @@ class ConstantFoldIntegerArithmetic(RewritePattern):
     """`arith.addi %c2, %c3 : index` -> `arith.constant 5 : index` (and subi, muli, divsi, remsi,
     floordivsi, minsi, maxsi), wrapping around at the type's width; division by zero stays."""
 
+    op_types: ClassVar[OpTypes] = tuple(_BINARY)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         fold = _BINARY.get(type(op))
         if fold is None or not _is_scalar_int(op.results[0]):
@@ -84,10 +89,21 @@ class ConstantFoldIntegerArithmetic(RewritePattern):
             rewriter.replace(op, constant_like(op.results[0].type, wrap_signed(result, width)))
 
 
+def _arith_or_device_num(op_type: type[Operation]) -> bool:
+    name = getattr(op_type, "name", None)
+    if not isinstance(name, str):
+        return True
+    return op_type is devidx.DeviceNumOp or (
+        name.startswith("arith.") and op_type is not arith.ConstantOp
+    )
+
+
 @dataclass(frozen=True)
 class IndexWithSinglePointRange(RewritePattern):
     """An `index` value whose range is a single point becomes a constant: `devidx.device_num`
     on one device is 0, `remsi(d, 1)` is 0, ..."""
+
+    op_types: ClassVar[OpTypes] = staticmethod(_arith_or_device_num)
 
     num_devices: int | None
 
@@ -141,6 +157,8 @@ class CmpiDecidedByRanges(RewritePattern):
     constants compares their unsigned values. Unsigned predicates on ranges need both sides
     non-negative. Signed ranges are only known for `index` (integer types may wrap)."""
 
+    op_types: ClassVar[OpTypes] = (arith.CmpiOp,)
+
     num_devices: int | None
 
     @op_type_rewrite_pattern
@@ -168,6 +186,8 @@ class RemOfValueInOneBlock(RewritePattern):
     -> x - q*|m|, and just x when q = 0. So `(d + 0) mod N`, `d mod N` -> d and
     `(d + N) mod N` -> (d + N) - N (folded further to d)."""
 
+    op_types: ClassVar[OpTypes] = (arith.RemSIOp,)
+
     num_devices: int | None
 
     @op_type_rewrite_pattern
@@ -192,6 +212,8 @@ class DivOfValueInOneBlock(RewritePattern):
     """`arith.divsi`/`arith.floordivsi` of x by a positive constant, where x's range gives one
     quotient -> that constant (`d floordiv N` -> 0)."""
 
+    op_types: ClassVar[OpTypes] = (arith.DivSIOp, arith.FloorDivSIOp)
+
     num_devices: int | None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
@@ -213,6 +235,8 @@ class DivOfValueInOneBlock(RewritePattern):
 @dataclass(frozen=True)
 class MinMaxDecidedByRanges(RewritePattern):
     """`arith.minsi %x, %y` -> x when every x <= every y (and the mirrored cases, and maxsi)."""
+
+    op_types: ClassVar[OpTypes] = (arith.MinSIOp, arith.MaxSIOp)
 
     num_devices: int | None
 
@@ -248,6 +272,8 @@ def _split_offset(value: SSAValue) -> tuple[SSAValue, int] | None:
 class AddOfAddConstantsFolds(RewritePattern):
     """`(x + c1) + c2` -> `x + (c1 + c2)` on `index` (also `(x - c1) + c2`, `(x + c1) - c2`),
     and `x + 0` when the constants cancel."""
+
+    op_types: ClassVar[OpTypes] = (arith.AddiOp, arith.SubiOp)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.AddiOp | arith.SubiOp):

@@ -21,12 +21,16 @@ and `tg.cast`. `tg.where` itself is not an f: Invalid in its unselected arm does
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms.value_facts import (
+    OpTypes,
     constant_like,
     index_range,
     int_constant,
@@ -44,15 +48,28 @@ def is_elementwise(op: Operation) -> bool:
         return True
     if not op.name.startswith(("arith.", "math.")) or isinstance(op, _NOT_ELEMENTWISE):
         return False
-    if len(op.results) != 1 or not op.operands:
+    results = op.results
+    if len(results) != 1 or not op.operands:
         return False
-    res = op.results[0].type
+    res = results[0].type
     if not isinstance(res, TensorType):
         return False
-    shape = res.get_shape()
-    return all(
-        isinstance(v.type, TensorType) and v.type.get_shape() == shape for v in op.operands
-    )
+    shape = res.shape  # the shape attribute: compared without building tuples
+    for v in op.operands:
+        t = v.type
+        if not isinstance(t, TensorType) or t.shape != shape:
+            return False
+    return True
+
+
+def is_elementwise_type(op_type: type[Operation]) -> bool:
+    """Whether ops of this class may be elementwise (`is_elementwise` decides for each op)."""
+    if issubclass(op_type, tg.CmpOp | tg.CastOp):
+        return True
+    name = getattr(op_type, "name", None)
+    if not isinstance(name, str):
+        return True  # a class without a fixed name: ask each op
+    return name.startswith(("arith.", "math.")) and not issubclass(op_type, _NOT_ELEMENTWISE)
 
 
 def _rebuild(op: Operation, operands: list[SSAValue]) -> Operation:
@@ -85,6 +102,8 @@ class ElementwiseOfSelectWithInvalid(RewritePattern):
     """Rule 1: `f(select(c, x, inv), y)` -> `select(c, f(x, y), inv)` (also with the Invalid arm
     first), so the select moves out towards the consumers, where d folds it away."""
 
+    op_types: ClassVar[OpTypes] = staticmethod(is_elementwise_type)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not is_elementwise(op):
             return
@@ -108,6 +127,8 @@ class ElementwiseOfSelectWithInvalid(RewritePattern):
 class ElementwiseOfInvalidIsInvalid(RewritePattern):
     """Rule 1 with an always-false condition: `f(inv, y)` -> `inv`."""
 
+    op_types: ClassVar[OpTypes] = staticmethod(is_elementwise_type)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if is_elementwise(op) and any(is_invalid(v) for v in op.operands):
             _replace_with_invalid(op, rewriter)
@@ -124,6 +145,8 @@ class ReduceOfInvalidUsesIdentity(RewritePattern):
 
     The identity is used whatever the condition depends on: a lane-uniform condition that is
     false makes the whole reduced range Invalid, and SPEC §4 gives the identity for that too."""
+
+    op_types: ClassVar[OpTypes] = (tg.ReduceOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.ReduceOp, rewriter: PatternRewriter, /) -> None:
@@ -145,6 +168,8 @@ class ReduceOfInvalidUsesIdentity(RewritePattern):
 class ReduceOfAllInvalidIsIdentity(RewritePattern):
     """A reduction over an entirely Invalid range gives the identity: `reduce(inv)` -> splat."""
 
+    op_types: ClassVar[OpTypes] = (tg.ReduceOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.ReduceOp, rewriter: PatternRewriter, /) -> None:
         if is_invalid(op.source):
@@ -160,6 +185,8 @@ class ReduceOfAllInvalidIsIdentity(RewritePattern):
 class ContiguousOfInvalidIsZero(RewritePattern):
     """Rule 3: `tg.contiguous inv` -> `arith.constant dense<0>`."""
 
+    op_types: ClassVar[OpTypes] = (tg.ContiguousOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.ContiguousOp, rewriter: PatternRewriter, /) -> None:
         if is_invalid(op.source):
@@ -169,6 +196,8 @@ class ContiguousOfInvalidIsZero(RewritePattern):
 class FetchOfInvalidIsZero(RewritePattern):
     """Rule 3: `devidx.fetch inv from j` -> `arith.constant dense<0>` (Invalid on every device)."""
 
+    op_types: ClassVar[OpTypes] = (devidx.FetchOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: devidx.FetchOp, rewriter: PatternRewriter, /) -> None:
         if is_invalid(op.value):
@@ -177,6 +206,8 @@ class FetchOfInvalidIsZero(RewritePattern):
 
 class SendOfInvalidSendsZero(RewritePattern):
     """Rule 3: `devidx.send inv` sends zeros (the receiver reads the stored value)."""
+
+    op_types: ClassVar[OpTypes] = (devidx.SendOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: devidx.SendOp, rewriter: PatternRewriter, /) -> None:
@@ -189,9 +220,11 @@ class SendOfInvalidSendsZero(RewritePattern):
 class ReturnOfInvalidReturnsZero(RewritePattern):
     """Rule 3: a function result is stored: `func.return inv` returns zeros."""
 
+    op_types: ClassVar[OpTypes] = (func.ReturnOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter, /) -> None:
-        for value in set(op.arguments):
+        for value in dict.fromkeys(op.arguments):  # in order: a deterministic output
             if is_invalid(value) and isinstance(value.type, TensorType):
                 zero = constant_like(value.type, 0)
                 rewriter.insert(zero)
@@ -209,6 +242,8 @@ class PadOfInvalidIsInvalid(RewritePattern):
     """Rule 4: `tg.pad inv [...] invalid` -> `inv`. (A pad with a fill value V is not: its
     padding holds V.)"""
 
+    op_types: ClassVar[OpTypes] = (tg.PadOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.PadOp, rewriter: PatternRewriter, /) -> None:
         if op.is_invalid and is_invalid(op.source):
@@ -218,6 +253,8 @@ class PadOfInvalidIsInvalid(RewritePattern):
 class ShrinkOfInvalidIsInvalid(RewritePattern):
     """Rule 4: `tg.shrink inv [...]` -> `inv`."""
 
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.ShrinkOp, rewriter: PatternRewriter, /) -> None:
         if is_invalid(op.source):
@@ -226,6 +263,8 @@ class ShrinkOfInvalidIsInvalid(RewritePattern):
 
 class MovementOfInvalidIsInvalid(RewritePattern):
     """reshape, permute, expand and flip of `inv` -> `inv`."""
+
+    op_types: ClassVar[OpTypes] = (tg.ReshapeOp, tg.PermuteOp, tg.ExpandOp, tg.FlipOp)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if isinstance(op, tg.ReshapeOp | tg.PermuteOp | tg.ExpandOp | tg.FlipOp) and is_invalid(
@@ -243,6 +282,8 @@ class SelectOfSameCondition(RewritePattern):
     """Rule 5: `select(c, select(c, t, f), f2)` -> `select(c, t, f2)` and
     `select(c, t2, select(c, t, f))` -> `select(c, t2, f)`, for `arith.select` and `tg.where`
     (the inner select of the same kind and on the same condition value)."""
+
+    op_types: ClassVar[OpTypes] = (arith.SelectOp, tg.WhereOp)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.SelectOp | tg.WhereOp):
@@ -264,6 +305,8 @@ class IndexOfStackWithConstant(RewritePattern):
     """Rule 6: `index(stack(v0..vn), k)` -> `vk` for a constant k; an index that is out of range
     (a constant, or a range of d that lies outside [0, n]) gives `inv`."""
 
+    op_types: ClassVar[OpTypes] = (devidx.IndexOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: devidx.IndexOp, rewriter: PatternRewriter, /) -> None:
         stack = op.source.owner
@@ -284,6 +327,8 @@ class IndexOfStackWithConstant(RewritePattern):
 
 class IndexOfInvalidIsInvalid(RewritePattern):
     """`index(inv, i)` -> `inv`."""
+
+    op_types: ClassVar[OpTypes] = (devidx.IndexOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: devidx.IndexOp, rewriter: PatternRewriter, /) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import NoneAttr, TensorType
@@ -33,8 +34,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from xdsl_multi.dialects import devidx, tg
-from xdsl_multi.transforms.invalid_rules import is_elementwise
-from xdsl_multi.transforms.value_facts import SplatCache
+from xdsl_multi.transforms.invalid_rules import is_elementwise, is_elementwise_type
+from xdsl_multi.transforms.value_facts import AttrCache, OpTypes
 
 Window = list[tuple[int, int]]
 """Per axis, the [lo, hi) range of lanes that may hold data."""
@@ -42,21 +43,15 @@ Window = list[tuple[int, int]]
 
 @dataclass(frozen=True)
 class _WithConstants(RewritePattern):
-    """A pattern that may narrow splat constants; `splats` remembers which constants are."""
+    """A pattern that may narrow splat constants; `attrs` remembers which constants are."""
 
-    splats: SplatCache = field(default_factory=SplatCache, compare=False)
+    attrs: AttrCache = field(default_factory=AttrCache, compare=False)
 
 
 def _shape(v: SSAValue) -> tuple[int, ...]:
     t = v.type
     assert isinstance(t, TensorType)
     return t.get_shape()
-
-
-def _retyped(v: SSAValue, shape: Sequence[int]) -> TensorType:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return TensorType(t.element_type, shape, t.encoding)
 
 
 def _plain(v: SSAValue) -> bool:
@@ -96,19 +91,25 @@ def _size(window: Window) -> list[int]:
 class _Emit:
     """Inserts new ops before the op being rewritten."""
 
-    def __init__(self, rewriter: PatternRewriter, splats: SplatCache):
+    def __init__(self, rewriter: PatternRewriter, attrs: AttrCache):
         self.rewriter = rewriter
-        self.splats = splats
+        self.attrs = attrs
 
     def op(self, op: Operation) -> SSAValue:
         self.rewriter.insert(op)
         return op.results[0]
 
+    def retyped(self, v: SSAValue, shape: Sequence[int]) -> TensorType:
+        """v's tensor type with another shape."""
+        t = v.type
+        assert isinstance(t, TensorType)
+        return self.attrs.tensor_like(t, shape)
+
     def shrink(self, x: SSAValue, window: Window) -> SSAValue:
         if window == _full(_shape(x)):
             return x
         bounds: list[tuple[tg.Bound, tg.Bound]] = [(lo, hi) for lo, hi in window]
-        return self.op(tg.ShrinkOp(x, bounds, _retyped(x, _size(window))))
+        return self.op(tg.ShrinkOp(x, bounds, self.retyped(x, _size(window))))
 
     def content(self, v: SSAValue, window: Window) -> SSAValue:
         """The lanes of v inside `window`, without materializing v's padding."""
@@ -117,16 +118,16 @@ class _Emit:
             x, w = padded
             inside = _intersect(window, w)
             if any(hi <= lo for lo, hi in inside):
-                return self.op(devidx.InvalidOp(_retyped(v, _size(window))))
+                return self.op(devidx.InvalidOp(self.retyped(v, _size(window))))
             data = self.shrink(x, [(lo - wl, hi - wl) for (lo, hi), (wl, _) in zip(inside, w)])
             # the part of the window that lies in v's padding stays Invalid
             margins = [(lo - wlo, whi - hi) for (lo, hi), (wlo, whi) in zip(inside, window)]
             if all(m == (0, 0) for m in margins):
                 return data
-            return self.op(tg.PadOp(data, margins, _retyped(v, _size(window))))
-        value = self.splats.splat(v)
+            return self.op(tg.PadOp(data, margins, self.retyped(v, _size(window))))
+        value = self.attrs.splat(v)
         if value is not None:
-            return self.op(self.splats.constant_like(_retyped(v, _size(window)), value))
+            return self.op(self.attrs.constant_like(self.retyped(v, _size(window)), value))
         return self.shrink(v, window)
 
     def pad(self, x: SSAValue, window: Window, shape: Sequence[int], zero: bool) -> SSAValue:
@@ -137,7 +138,7 @@ class _Emit:
             t = x.type
             assert isinstance(t, TensorType)
             fill = tg.pad_value_attr(0, t.element_type)
-        return self.op(tg.PadOp(x, _pad_bounds(window, shape), _retyped(x, shape), fill))
+        return self.op(tg.PadOp(x, _pad_bounds(window, shape), self.retyped(x, shape), fill))
 
 
 def _window_of(v: SSAValue) -> Window:
@@ -150,10 +151,10 @@ def _narrow_lanewise(
     operands: Sequence[SSAValue],
     window: Window,
     rewriter: PatternRewriter,
-    splats: SplatCache,
+    attrs: AttrCache,
 ) -> None:
     """Rebuild lane-wise `op` on the window's content of `operands` and pad the result back."""
-    emit = _Emit(rewriter, splats)
+    emit = _Emit(rewriter, attrs)
     shape = _shape(op.results[0])
     if any(hi <= lo for lo, hi in window):
         return  # an all-Invalid result: invalid_rules handle it
@@ -163,7 +164,7 @@ def _narrow_lanewise(
     ]
     new = type(op).create(
         operands=contents,
-        result_types=[_retyped(op.results[0], _size(window))],
+        result_types=[emit.retyped(op.results[0], _size(window))],
         properties=dict(op.properties),
         attributes=dict(op.attributes),
     )
@@ -174,6 +175,8 @@ def _narrow_lanewise(
 class ElementwiseOfInvalidPad(_WithConstants):
     """f(pad_inv(x, w), c) -> pad_inv(f(x, c restricted to w), w), w the operands' common window."""
 
+    op_types: ClassVar[OpTypes] = staticmethod(is_elementwise_type)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not is_elementwise(op) or not _plain(op.results[0]):
             return
@@ -182,12 +185,14 @@ class ElementwiseOfInvalidPad(_WithConstants):
         window = _full(_shape(op.results[0]))
         for v in op.operands:
             window = _intersect(window, _window_of(v))
-        _narrow_lanewise(op, list(op.operands), window, rewriter, self.splats)
+        _narrow_lanewise(op, list(op.operands), window, rewriter, self.attrs)
 
 
 class SelectOfInvalidPads(_WithConstants):
     """where(c, pad_inv(x, w), pad_inv(y, w)) -> pad_inv(where(c[w], x, y), w); also the scalar
     `arith.select` on tensors."""
+
+    op_types: ClassVar[OpTypes] = (tg.WhereOp, arith.SelectOp)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, tg.WhereOp):
@@ -206,11 +211,13 @@ class SelectOfInvalidPads(_WithConstants):
         if windows[0] != windows[1]:
             return
         window = windows[0] if cond is None else _intersect(windows[0], _window_of(cond))
-        _narrow_lanewise(op, list(op.operands), window, rewriter, self.splats)
+        _narrow_lanewise(op, list(op.operands), window, rewriter, self.attrs)
 
 
 class ExpandOfInvalidPad(_WithConstants):
     """expand(pad_inv(x, w)) -> pad_inv(expand(x), w) when every padded axis keeps its size."""
+
+    op_types: ClassVar[OpTypes] = (tg.ExpandOp,)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, tg.ExpandOp) or not _plain(op.result):
@@ -223,13 +230,15 @@ class ExpandOfInvalidPad(_WithConstants):
         if any((lo, hi) != (0, o) and o != n for (lo, hi), o, n in zip(window, old, new)):
             return
         out_window = [(lo, hi) if o == n else (0, n) for (lo, hi), o, n in zip(window, old, new)]
-        emit = _Emit(rewriter, self.splats)
-        inner = emit.op(tg.ExpandOp(x, _retyped(x, _size(out_window))))
+        emit = _Emit(rewriter, self.attrs)
+        inner = emit.op(tg.ExpandOp(x, emit.retyped(x, _size(out_window))))
         rewriter.replace(op, [], [emit.pad(inner, out_window, new, zero=False)])
 
 
 class PermuteOfInvalidPad(_WithConstants):
     """permute(pad_inv(x, w)) -> pad_inv(permute(x), permuted w)."""
+
+    op_types: ClassVar[OpTypes] = (tg.PermuteOp,)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, tg.PermuteOp) or not _plain(op.result):
@@ -240,13 +249,15 @@ class PermuteOfInvalidPad(_WithConstants):
         x, window = padded
         order = op.order_list
         out_window = [window[i] for i in order]
-        emit = _Emit(rewriter, self.splats)
-        inner = emit.op(tg.PermuteOp(x, order, _retyped(x, _size(out_window))))
+        emit = _Emit(rewriter, self.attrs)
+        inner = emit.op(tg.PermuteOp(x, order, emit.retyped(x, _size(out_window))))
         rewriter.replace(op, [], [emit.pad(inner, out_window, _shape(op.result), zero=False)])
 
 
 class ContiguousOfInvalidPad(_WithConstants):
     """contiguous(pad_inv(x, w)) -> pad(contiguous(x), w) value 0: a store writes Invalid as 0."""
+
+    op_types: ClassVar[OpTypes] = (tg.ContiguousOp,)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, tg.ContiguousOp) or not _plain(op.result):
@@ -255,7 +266,7 @@ class ContiguousOfInvalidPad(_WithConstants):
         if padded is None:
             return
         x, window = padded
-        emit = _Emit(rewriter, self.splats)
+        emit = _Emit(rewriter, self.attrs)
         inner = emit.op(tg.ContiguousOp(x))
         rewriter.replace(op, [], [emit.pad(inner, window, _shape(op.result), zero=True)])
 
@@ -263,6 +274,8 @@ class ContiguousOfInvalidPad(_WithConstants):
 class ReduceOverInvalidPadding(RewritePattern):
     """reduce(pad_inv(x, w), axes) -> reduce(x, axes) when only reduced axes are padded: the
     padding reduces as the identity (SPEC §4 rule 2)."""
+
+    op_types: ClassVar[OpTypes] = (tg.ReduceOp,)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, tg.ReduceOp) or not _plain(op.result):
@@ -300,6 +313,8 @@ def _single_use_source(op: tg.ShrinkOp) -> Operation | None:
 class ShrinkOfElementwise(_WithConstants):
     """shrink(f(a, b), s) -> f(shrink(a, s), shrink(b, s)) when f's result has no other use."""
 
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, tg.ShrinkOp) or (window := _static_shrink(op)) is None:
             return
@@ -311,7 +326,7 @@ class ShrinkOfElementwise(_WithConstants):
         )
         if not lanewise:
             return
-        emit = _Emit(rewriter, self.splats)
+        emit = _Emit(rewriter, self.attrs)
         shape = _shape(producer.results[0])
         contents = [
             emit.content(v, window) if isinstance(v.type, TensorType) and _shape(v) == shape else v
@@ -319,7 +334,7 @@ class ShrinkOfElementwise(_WithConstants):
         ]
         new = type(producer).create(
             operands=contents,
-            result_types=[_retyped(producer.results[0], _size(window))],
+            result_types=[emit.retyped(producer.results[0], _size(window))],
             properties=dict(producer.properties),
             attributes=dict(producer.attributes),
         )
@@ -328,6 +343,8 @@ class ShrinkOfElementwise(_WithConstants):
 
 class ShrinkOfReduce(_WithConstants):
     """shrink(reduce(x, axes), s) -> reduce(shrink(x, s with reduced axes whole), axes)."""
+
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, tg.ShrinkOp) or (window := _static_shrink(op)) is None:
@@ -338,16 +355,18 @@ class ShrinkOfReduce(_WithConstants):
         axes = producer.axes_list
         src_shape = _shape(producer.source)
         src_window = [(0, src_shape[i]) if i in axes else w for i, w in enumerate(window)]
-        emit = _Emit(rewriter, self.splats)
+        emit = _Emit(rewriter, self.attrs)
         inner = emit.content(producer.source, src_window)
         rewriter.replace(
             op,
-            tg.ReduceOp(producer.kind, inner, axes, _retyped(op.result, _shape(op.result))),
+            tg.ReduceOp(producer.kind, inner, axes, emit.retyped(op.result, _shape(op.result))),
         )
 
 
 class ShrinkOfExpand(_WithConstants):
     """shrink(expand(x), s) -> expand(shrink(x, s with expanded axes [0, 1)))."""
+
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, tg.ShrinkOp) or (window := _static_shrink(op)) is None:
@@ -357,29 +376,29 @@ class ShrinkOfExpand(_WithConstants):
             return
         old = _shape(producer.source)
         src_window = [(0, 1) if o == 1 else w for w, o in zip(window, old, strict=True)]
-        emit = _Emit(rewriter, self.splats)
+        emit = _Emit(rewriter, self.attrs)
         inner = emit.shrink(producer.source, src_window)
         rewriter.replace(op, tg.ExpandOp(inner, op.result.type))
 
 
-def invalid_window_patterns(splats: SplatCache | None = None) -> list[RewritePattern]:
-    """The window-narrowing rules, in the order they are tried; `splats` is shared with the
+def invalid_window_patterns(attrs: AttrCache | None = None) -> list[RewritePattern]:
+    """The window-narrowing rules, in the order they are tried; `attrs` is shared with the
     other patterns of a pass."""
-    splats = splats or SplatCache()
+    attrs = attrs or AttrCache()
     return [
-        ElementwiseOfInvalidPad(splats),
-        SelectOfInvalidPads(splats),
-        ExpandOfInvalidPad(splats),
-        PermuteOfInvalidPad(splats),
-        ContiguousOfInvalidPad(splats),
+        ElementwiseOfInvalidPad(attrs),
+        SelectOfInvalidPads(attrs),
+        ExpandOfInvalidPad(attrs),
+        PermuteOfInvalidPad(attrs),
+        ContiguousOfInvalidPad(attrs),
         ReduceOverInvalidPadding(),
-        ShrinkOfElementwise(splats),
-        ShrinkOfReduce(splats),
-        ShrinkOfExpand(splats),
+        ShrinkOfElementwise(attrs),
+        ShrinkOfReduce(attrs),
+        ShrinkOfExpand(attrs),
     ]
 
 
-def narrow_messages(top: Operation, splats: SplatCache | None = None) -> bool:
+def narrow_messages(top: Operation, attrs: AttrCache | None = None) -> bool:
     """Send only the window of a padded value: `send pad_inv(x, w)` becomes `send x`, and the
     matching `recv` in the destination's module is padded back with zeros (a received value is
     stored, so its Invalid lanes read 0). A send of a splat constant (Invalid is sent as zeros)
@@ -387,7 +406,7 @@ def narrow_messages(top: Operation, splats: SplatCache | None = None) -> bool:
     specialize-devices. Returns whether any message changed."""
     from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 
-    splats = splats or SplatCache()
+    attrs = attrs or AttrCache()
     modules: dict[int, ModuleOp] = {}
     for op in top.walk():
         attr = op.attributes.get("devidx.device")
@@ -404,10 +423,10 @@ def narrow_messages(top: Operation, splats: SplatCache | None = None) -> bool:
             key = (device, send.dest.value.data, send.channel.value.data)
             if key not in recvs:
                 continue
-            constant = splats.splat(send.value)
+            constant = attrs.splat(send.value)
             if constant is not None:  # the receiver can make it: no message at all
                 recv = recvs.pop(key)
-                made = splats.constant_like(recv.result.type, constant)
+                made = attrs.constant_like(recv.result.type, constant)
                 parent = recv.parent_block()
                 assert parent is not None
                 parent.insert_op_before(made, recv)

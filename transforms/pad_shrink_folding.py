@@ -16,13 +16,15 @@ applies. New ops are built with the tg constructors (mixed static/SSA bounds).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, NoneAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
 from xdsl_multi.dialects import devidx, tg
-from xdsl_multi.transforms.value_facts import constant_like, int_constant
+from xdsl_multi.transforms.value_facts import OpTypes, constant_like, int_constant
 
 StaticBounds = list[tuple[int, int]]
 
@@ -71,6 +73,8 @@ class ConstantBoundsBecomeStatic(RewritePattern):
     Bounds that would not verify (a negative pad, a shrink out of range: a lane that is Invalid
     anyway on this device) are left as SSA values."""
 
+    op_types: ClassVar[OpTypes] = (tg.PadOp, tg.ShrinkOp)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, tg.PadOp | tg.ShrinkOp) or not op.dyn_bounds:
             return
@@ -108,6 +112,8 @@ def _rebuild(
 class PadWithZeroBoundsIsIdentity(RewritePattern):
     """`tg.pad %x [[0, 0], [0, 0]] ...` -> `%x`."""
 
+    op_types: ClassVar[OpTypes] = (tg.PadOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.PadOp, rewriter: PatternRewriter, /) -> None:
         bounds = _static_bounds(op)
@@ -118,6 +124,8 @@ class PadWithZeroBoundsIsIdentity(RewritePattern):
 
 class ShrinkOfFullRangeIsIdentity(RewritePattern):
     """`tg.shrink %x [[0, L0], [0, L1]]` for x of shape L0 x L1 -> `%x`."""
+
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.ShrinkOp, rewriter: PatternRewriter, /) -> None:
@@ -142,6 +150,8 @@ class ShrinkOfPadComposes(RewritePattern):
     max(s_hi - (p_lo + L), 0) after, so it becomes `pad(shrink(x))` (either side dropped when it
     is the identity). When on some axis the shrink keeps only padding, the result is all fill:
     `devidx.invalid` for an invalid pad, the fill value's splat otherwise."""
+
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.ShrinkOp, rewriter: PatternRewriter, /) -> None:
@@ -179,6 +189,8 @@ class ShrinkOfPadComposes(RewritePattern):
 class ShrinkOfShrinkComposes(RewritePattern):
     """`shrink(shrink(x, [[a, b]]), [[c, d]])` -> `shrink(x, [[a + c, a + d]])` (static bounds)."""
 
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.ShrinkOp, rewriter: PatternRewriter, /) -> None:
         inner = op.source.owner
@@ -200,6 +212,8 @@ def _same_fill(a: tg.PadOp, b: tg.PadOp) -> bool:
 class PadOfPadComposes(RewritePattern):
     """`pad(pad(x, [[a, b]], V), [[c, d]], V)` -> `pad(x, [[a + c, b + d]], V)` for the same fill
     (both invalid or the same value). A sum with an SSA bound becomes an `arith.addi`."""
+
+    op_types: ClassVar[OpTypes] = (tg.PadOp,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tg.PadOp, rewriter: PatternRewriter, /) -> None:

@@ -74,7 +74,7 @@ from xdsl.utils.exceptions import PassFailedException
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.transforms.devidx_simplify import simplify
 from xdsl_multi.transforms.invalid_windows import narrow_messages
-from xdsl_multi.transforms.value_facts import SplatCache, constant_like, int_constant
+from xdsl_multi.transforms.value_facts import AttrCache, constant_like, int_constant
 
 DEVICE_ATTR = "devidx.device"
 """The attribute that marks a device's nested module with its number K (SPEC §5)."""
@@ -202,7 +202,7 @@ class SpecializeDevices(ModulePass):
         for fetch_id, fetch in enumerate(_fetches(template)):
             fetch.attributes[_FETCH_ID] = IntegerAttr(fetch_id, i64)
 
-        splats = SplatCache()  # the copies share their constants' attributes
+        attrs = AttrCache()  # the copies share their constants' attributes
         sends: dict[int, dict[int, list[int]]] = {}
         while True:
             copies: list[ModuleOp] = []
@@ -210,7 +210,7 @@ class SpecializeDevices(ModulePass):
             for device in range(num_devices):
                 copy = _device_copy(template, device)
                 _insert_sends(copy, sends.get(device, {}))
-                simplify(copy, num_devices, device_copy=True, splats=splats)
+                simplify(copy, num_devices, device_copy=True, attrs=attrs)
                 messages[device] = {
                     _fetch_id(f): _source_device(f, device, num_devices) for f in _fetches(copy)
                 }
@@ -224,7 +224,7 @@ class SpecializeDevices(ModulePass):
         device_modules: list[ModuleOp] = []
         for device, copy in enumerate(copies):
             _finish(copy, device, messages, channels)
-            simplify(copy, num_devices, splats=splats)
+            simplify(copy, num_devices, attrs=attrs)
             device_module = ModuleOp(
                 _take_ops(copy),
                 attributes={DEVICE_ATTR: IntegerAttr(device, i64)},
@@ -233,9 +233,9 @@ class SpecializeDevices(ModulePass):
             op.body.block.add_op(device_module)
             device_modules.append(device_module)
         # Messages carry only the lanes that hold data; receivers pad them back with zeros.
-        while narrow_messages(op, splats):
+        while narrow_messages(op, attrs):
             for device_module in device_modules:
-                simplify(device_module, num_devices, splats=splats)
+                simplify(device_module, num_devices, attrs=attrs)
 
     @staticmethod
     def _num_devices(op: ModuleOp) -> int:

@@ -6,7 +6,7 @@
   number d lies in [0, N) (N = length of the module's `multi.devices`).
 - `is_invalid` / `may_hold_invalid`: whether a tensor is Invalid everywhere, or may hold Invalid
   lanes (SPEC §4, "Invalid semantics").
-- builders for constants of a given type (`constant_like`), dense splats use the tensor's own
+- builders for constants of a given type (`constant_like`), dense attrs use the tensor's own
   element type.
 
 Shared by the pattern files of `devidx-simplify` (invalid_rules.py, index_folding.py,
@@ -15,6 +15,8 @@ tensor_folding.py) and by `specialize-devices`.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith
@@ -31,6 +33,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xdsl_multi.dialects import devidx, tg
+
+OpTypes = tuple[type[Operation], ...] | Callable[[type[Operation]], bool]
+"""A pattern's `op_types`: the op classes it can act on, or a test of the class. The applier of
+devidx-simplify (devidx_simplify.py) tries a pattern only on ops it may act on."""
 
 INDEX_BITS = 64
 """`index` is folded as a 64-bit signed integer."""
@@ -90,7 +96,7 @@ def splat_value(attr: Attribute) -> int | float | None:
 
 def splat_constant(value: SSAValue) -> int | float | None:
     """The single element value of a splat tensor `arith.constant` (ints, floats, i1), else None.
-    (`SplatCache.splat` remembers the answer per attribute.)"""
+    (`AttrCache.splat` remembers the answer per attribute.)"""
     op = value.owner
     if not isinstance(op, arith.ConstantOp):
         return None
@@ -103,16 +109,22 @@ def constant_value(value: SSAValue) -> int | float | None:
     return got if got is not None else splat_constant(value)
 
 
-class SplatCache:
-    """Splat values of dense constants, each attribute checked once. xDSL stores a splat with
-    every element (a 4096x4096 f32 splat is 64 MiB), and the copies of a program that
-    `specialize-devices` makes share their constants' attributes, so one cache serves a whole
-    pass. Constants made through `constant_like` are known without a check."""
+class AttrCache:
+    """What a pass learns about attributes, and attributes it builds, each once. Attributes are
+    immutable and the copies of a program that `specialize-devices` makes share them, so one
+    cache serves a whole pass:
+    - splat values of dense constants: xDSL stores a splat with every element (a 4096x4096 f32
+      splat is 64 MiB), so checking one is not free; constants made by `constant_like` are
+      known without a check, and share their attribute with every equal constant;
+    - tensor types of a given element type, encoding and shape (`tensor_like`)."""
 
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Attribute, int | float | None]] = {}
+        self._made: dict[tuple[Attribute, type, float, float], DenseIntOrFPElementsAttr] = {}
+        self._types: dict[tuple[TensorType, tuple[int, ...]], TensorType] = {}
 
     def value_of(self, attr: Attribute) -> int | float | None:
+        """`splat_value(attr)`, remembered."""
         hit = self._seen.get(id(attr))
         if hit is None:
             hit = (attr, splat_value(attr))
@@ -132,17 +144,35 @@ class SplatCache:
         return got if got is not None else self.splat(value)
 
     def constant_like(self, t: Attribute, v: float) -> arith.ConstantOp:
-        """`constant_like(t, v)`, known to be a splat of (v as stored in t's element type)."""
-        op = constant_like(t, v)
-        attr = op.value
-        if isinstance(attr, DenseIntOrFPElementsAttr):
+        """`constant_like(t, v)`; a tensor constant's attribute is made once per (t, v)."""
+        if not isinstance(t, TensorType):
+            return constant_like(t, v)
+        if isinstance(v, float) and math.isnan(v):
+            return constant_like(t, v)  # NaN is no key
+        key = (t, type(v), v, math.copysign(1.0, v))  # -0.0 is not 0.0
+        attr = self._made.get(key)
+        if attr is None:
+            op = constant_like(t, v)
+            attr = op.value
+            assert isinstance(attr, DenseIntOrFPElementsAttr)
             element = attr.get_element_type()
-            raw = attr.data.data
             assert isinstance(element, IntegerType | IndexType | AnyFloat)
+            raw = attr.data.data
             size = element.compile_time_size
             if len(raw) >= size:
                 self._seen[id(attr)] = (attr, element.unpack(raw[:size], 1)[0])
-        return op
+            self._made[key] = attr
+            return op
+        return arith.ConstantOp(attr, t)
+
+    def tensor_like(self, t: TensorType, shape: Sequence[int]) -> TensorType:
+        """`t` with another shape (same element type and encoding)."""
+        key = (t, tuple(shape))
+        found = self._types.get(key)
+        if found is None:
+            found = TensorType(t.element_type, shape, t.encoding)
+            self._types[key] = found
+        return found
 
 
 def is_float_type(t: Attribute) -> bool:
@@ -374,8 +404,9 @@ def may_hold_invalid(value: SSAValue, depth: int = _RANGE_DEPTH) -> bool:
 
 __all__ = [
     "UNKNOWN",
+    "AttrCache",
+    "OpTypes",
     "Range",
-    "SplatCache",
     "bit_width",
     "constant_like",
     "constant_value",
