@@ -105,12 +105,12 @@ class ElementwiseOfSelectWithInvalid(RewritePattern):
     op_types: ClassVar[OpTypes] = staticmethod(is_elementwise_type)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not is_elementwise(op):
-            return
         for i, operand in enumerate(op.operands):
             sel = operand.owner
             if not isinstance(sel, Operation) or (arm := invalid_arm(sel)) is None:
                 continue
+            if not is_elementwise(op):
+                return
             value, invalid_pos = arm
             operands = list(op.operands)
             operands[i] = value
@@ -130,7 +130,7 @@ class ElementwiseOfInvalidIsInvalid(RewritePattern):
     op_types: ClassVar[OpTypes] = staticmethod(is_elementwise_type)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if is_elementwise(op) and any(is_invalid(v) for v in op.operands):
+        if any(is_invalid(v) for v in op.operands) and is_elementwise(op):
             _replace_with_invalid(op, rewriter)
 
 

@@ -178,9 +178,9 @@ class ElementwiseOfInvalidPad(_WithConstants):
     op_types: ClassVar[OpTypes] = staticmethod(is_elementwise_type)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not is_elementwise(op) or not _plain(op.results[0]):
-            return
         if not any(invalid_pad(v) is not None for v in op.operands):
+            return
+        if not is_elementwise(op) or not _plain(op.results[0]):
             return
         window = _full(_shape(op.results[0]))
         for v in op.operands:

@@ -167,9 +167,13 @@ def _channels(messages: Messages) -> dict[tuple[int, int], int]:
 
 def _finish(
     module: ModuleOp, device: int, messages: Messages, channels: dict[tuple[int, int], int]
-) -> None:
-    """Replace the live fetches by receives or their own value, give sends their channels."""
+) -> bool:
+    """Replace the live fetches by receives or their own value, give sends their channels.
+    Returns whether there was any (else the module is as simplify left it)."""
+    changed = False
     for op in list(module.walk()):
+        if isinstance(op, devidx.SendOp | devidx.FetchOp):
+            changed = True
         if isinstance(op, devidx.SendOp) and _SEND_FOR in op.attributes:
             fetch_id = _fetch_id(op, _SEND_FOR)
             receiver = op.dest.value.data
@@ -184,6 +188,7 @@ def _finish(
             else:
                 channel = channels[(fetch_id, device)]
                 Rewriter.replace_op(op, devidx.RecvOp(sender, channel, op.result.type))
+    return changed
 
 
 @dataclass(frozen=True)
@@ -223,8 +228,8 @@ class SpecializeDevices(ModulePass):
         channels = _channels(messages)
         device_modules: list[ModuleOp] = []
         for device, copy in enumerate(copies):
-            _finish(copy, device, messages, channels)
-            simplify(copy, num_devices, attrs=attrs)
+            if _finish(copy, device, messages, channels):
+                simplify(copy, num_devices, attrs=attrs)  # else: nothing left to simplify
             device_module = ModuleOp(
                 _take_ops(copy),
                 attributes={DEVICE_ATTR: IntegerAttr(device, i64)},
