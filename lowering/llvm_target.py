@@ -31,7 +31,7 @@ from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
@@ -57,7 +57,21 @@ def kernels_llvm_ir(module: ModuleOp, *, triple: str | None = None) -> str:
     carried = module.attributes.get(LLVM_IR_ATTR)
     if isinstance(carried, StringAttr):
         return carried.data
-    return str(translate_kernels(module, triple=triple))
+    out, twins = _translate(module, triple=triple, data_layout="", share=True)
+    text = str(out)
+    for name, original in twins.items():
+        # the twin's text is its original's under its own name (the names of the values and
+        # blocks are numbered per function, so they are the same)
+        twin_fn = out.get_global(name)
+        original_fn = out.get_global(original)
+        assert isinstance(twin_fn, ir.Function) and isinstance(original_fn, ir.Function)
+        definition = str(original_fn).replace(
+            f"{original_fn.get_reference()}(", f"{twin_fn.get_reference()}(", 1
+        )
+        declaration = str(twin_fn)
+        assert text.count(declaration) == 1, declaration
+        text = text.replace(declaration, definition, 1)
+    return text
 
 
 def llvm_ops(module: ModuleOp) -> Iterator[llvm.FuncOp | llvm.GlobalOp]:
@@ -76,6 +90,15 @@ def translate_kernels(
 
     Raises DiagnosticException when there is nothing in the llvm dialect to translate, or when
     two functions of the same name differ."""
+    return _translate(module, triple=triple, data_layout=data_layout, share=False)[0]
+
+
+def _translate(
+    module: ModuleOp, *, triple: str | None, data_layout: str, share: bool
+) -> tuple[ir.Module, dict[str, str]]:
+    """`translate_kernels`; with `share`, a function whose translation would be that of an
+    earlier one (another device's copy of a kernel) is only declared, and returned in the
+    map twin name -> original name."""
     functions: dict[str, llvm.FuncOp] = {}
     globals_: dict[str, llvm.GlobalOp] = {}
     for op in llvm_ops(module):
@@ -103,10 +126,68 @@ def translate_kernels(
     # declarations (libm) first, then the kernels in the order of the module
     for f in sorted(functions.values(), key=lambda f: not _is_declaration(f)):
         _declare_function(f, out)
+    twins: dict[str, str] = {}
+    translated: dict[Attribute, list[llvm.FuncOp]] = {}
     for f in functions.values():
-        if f.body.blocks:
-            _convert_body(f, out)
-    return out
+        if not f.body.blocks:
+            continue
+        if share:
+            candidates = translated.setdefault(f.function_type, [])
+            original = next((g for g in candidates if same_translation(g, f)), None)
+            if original is not None:
+                twins[f.sym_name.data] = original.sym_name.data
+                continue
+            candidates.append(f)
+        _convert_body(f, out)
+    return out, twins
+
+
+def same_translation(a: llvm.FuncOp, b: llvm.FuncOp) -> bool:
+    """Whether two `llvm.func`s translate to the same LLVM IR but for their names: the same
+    signature, argument attributes and body (ops, types, properties, attributes, name hints
+    and the way values and blocks are used). False when unsure."""
+    if a.function_type != b.function_type or a.arg_attrs != b.arg_attrs:
+        return False
+    blocks_a, blocks_b = list(a.body.blocks), list(b.body.blocks)
+    if len(blocks_a) != len(blocks_b):
+        return False
+    seen: dict[SSAValue | Block, SSAValue | Block] = {}
+    for x, y in zip(blocks_a, blocks_b):
+        if x.name_hint != y.name_hint or len(x.args) != len(y.args):
+            return False
+        seen[x] = y
+        for u, v in zip(x.args, y.args):
+            if u.type != v.type or u.name_hint != v.name_hint:
+                return False
+            seen[u] = v
+    for x, y in zip(blocks_a, blocks_b):
+        ops_x, ops_y = list(x.ops), list(y.ops)
+        if len(ops_x) != len(ops_y):
+            return False
+        for o, p in zip(ops_x, ops_y):
+            if not _same_op(o, p, seen):
+                return False
+    return True
+
+
+def _same_op(o: Operation, p: Operation, seen: dict[SSAValue | Block, SSAValue | Block]) -> bool:
+    if type(o) is not type(p) or o.regions or p.regions:
+        return False
+    if len(o.operands) != len(p.operands) or len(o.results) != len(p.results):
+        return False
+    if len(o.successors) != len(p.successors):
+        return False
+    if any(seen.get(u) is not v for u, v in zip(o.operands, p.operands)):
+        return False
+    if any(seen.get(u) is not v for u, v in zip(o.successors, p.successors)):
+        return False
+    if o.properties != p.properties or o.attributes != p.attributes:
+        return False
+    for u, v in zip(o.results, p.results):
+        if u.type != v.type or u.name_hint != v.name_hint:
+            return False
+        seen[u] = v
+    return True
 
 
 def _is_declaration(op: llvm.FuncOp | llvm.GlobalOp) -> bool:

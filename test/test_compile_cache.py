@@ -315,3 +315,19 @@ def test_multi_run_time_says_miss_then_hit(tmp_path: Path) -> None:
     off = _multi_run(prog, {**env, ENABLE_ENV: "0"})
     assert off.returncode == 0 and "pipeline cache" not in off.stderr
     assert off.stdout == first.stdout
+
+
+def test_a_program_without_kernels(cache: PipelineCache) -> None:
+    """Only host schedules (here a copy of the argument): cached as they are."""
+    text = (
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  func.return %x : tensor<4xf32>\n}\n"
+    )
+    first, second = parse(text), parse(text)
+    assert lower_cached(first, cache, source=text) is False
+    assert not [op for op in llvm_ops(first) if isinstance(op, llvm.FuncOp)]
+    assert lower_cached(second, cache, source=text) is True
+    assert LLVM_IR_ATTR not in second.attributes
+    x = np.arange(4, dtype=np.float32)
+    for module in (first, second):
+        np.testing.assert_array_equal(run_compiled(module, [x])[0], x)

@@ -28,7 +28,8 @@ The runtime form (`to_runtime_form`) of an llvm-level module:
   stand-in: a store to each pointer argument the kernel writes (the runtime reads which ones
   to decide when a send must copy its buffer, runtime/kernels.py `written_arguments`), then
   `llvm.return`. It is never translated;
-- host schedules, declarations and the module attributes are kept as they are.
+- host schedules, declarations and the module attributes are kept as they are (a program
+  without kernels, only messages and copies, is its host schedules).
 
 An entry is one file `<key>.pipeline`: a header with the format, the key and a SHA-256 of the
 payload, then the module's MLIR text (without `multi.llvm_ir`, which would print slowly) and
@@ -353,15 +354,15 @@ def to_runtime_form(module: ModuleOp, triple: str | None = None) -> None:
     """Turn an llvm-level module into its runtime form, in place (see the module docstring).
     Raises NotCacheable, leaving the module as it was, when a kernel's stand-in would not say
     the same written arguments."""
-    from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR, llvm_ops, translate_kernels
+    from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR, kernels_llvm_ir, llvm_ops
     from xdsl_multi.runtime.kernels import written_arguments
 
     if LLVM_IR_ATTR in module.attributes:
         return
     kernels = [op for op in llvm_ops(module) if isinstance(op, llvm.FuncOp) and op.body.blocks]
     if not kernels:
-        raise NotCacheable("no kernels")
-    text = str(translate_kernels(module, triple=triple))
+        return  # host schedules only (messages and copies): kept as they are
+    text = kernels_llvm_ir(module, triple=triple)
     stand_ins: list[tuple[llvm.FuncOp, llvm.FuncOp]] = []
     for kernel in kernels:
         written = written_arguments(kernel)
@@ -424,13 +425,13 @@ def encode_entry(module: ModuleOp, key: str) -> bytes:
     """The bytes of an entry holding `module` (in runtime form)."""
     from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR
 
-    llvm_ir = module.attributes.pop(LLVM_IR_ATTR)
+    llvm_ir = module.attributes.pop(LLVM_IR_ATTR, None)
     try:
         text = str(module).encode()
     finally:
-        module.attributes[LLVM_IR_ATTR] = llvm_ir
-    assert isinstance(llvm_ir, StringAttr)
-    ir_bytes = llvm_ir.data.encode()
+        if llvm_ir is not None:
+            module.attributes[LLVM_IR_ATTR] = llvm_ir
+    ir_bytes = llvm_ir.data.encode() if isinstance(llvm_ir, StringAttr) else b""
     digest = hashlib.sha256(text + b"\0" + ir_bytes).hexdigest()
     header = f"{FORMAT}\nkey {key}\nsha256 {digest}\nmodule {len(text)}\nllvm {len(ir_bytes)}\n"
     return header.encode() + text + ir_bytes
@@ -470,7 +471,8 @@ def decode_entry(data: bytes, key: str) -> ModuleOp:
         raise ValueError("checksum")
     module = Parser(make_context(), text.decode()).parse_module()
     module.verify()
-    module.attributes[LLVM_IR_ATTR] = StringAttr(ir_bytes.decode())
+    if ir_bytes:
+        module.attributes[LLVM_IR_ATTR] = StringAttr(ir_bytes.decode())
     return module
 
 
