@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
+
 from xdsl_multi.dialects.tg import pad_value_attr
 from xdsl_multi.transforms.spmd_builder import Index, SpmdBuilder
 

@@ -39,6 +39,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
+
 from xdsl_multi.dialects import devidx, multi, tg
 from xdsl_multi.dialects.multi import CopyKind, OnAttr, ShardAttr, copy_kind, placement_of
 from xdsl_multi.transforms.allreduce import AllreduceStrategy, lower_allreduce

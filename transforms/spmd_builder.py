@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.multi import local_length
 from xdsl_multi.transforms.value_facts import may_hold_invalid
