@@ -417,7 +417,10 @@ class MultiRun:
 
     def compile(self, module: ModuleOp, progress: Progress, **options: object) -> Program:
         """Lower `module` (in place) and compile it for the threads backend."""
-        ran = lower_for_runtime(module, self.timings, progress, spmd=self.args.spmd)
+        source = self.source.text if self.source is not None else None  # module's text
+        ran = lower_for_runtime(
+            module, self.timings, progress, spmd=self.args.spmd, source=source
+        )
         progress.stage("codegen")
         with self.timings("codegen"):
             try:
