@@ -331,3 +331,20 @@ def test_a_program_without_kernels(cache: PipelineCache) -> None:
     x = np.arange(4, dtype=np.float32)
     for module in (first, second):
         np.testing.assert_array_equal(run_compiled(module, [x])[0], x)
+
+
+def test_passes_with_options_are_keyed_by_their_options(cache: PipelineCache) -> None:
+    from xdsl_multi.compile_cache import lower_passes_cached
+    from xdsl_multi.lowering.multi_to_llvm import MultiToLLVM
+
+    text = rows()
+    ring = MultiToLLVM(allreduce="ring", ring_threshold=0).passes()
+    naive = MultiToLLVM(allreduce="naive").passes()
+    assert lower_passes_cached(parse(text), ring, cache, source=text) is False
+    assert lower_passes_cached(parse(text), naive, cache, source=text) is False
+    hit = parse(text)
+    assert lower_passes_cached(hit, ring, cache, source=text) is True
+    inputs = random_inputs(logical_signature(parse(text)), 2)
+    np.testing.assert_allclose(
+        run_compiled(hit, inputs)[0], run_module(parse(text), inputs)[0], rtol=1e-5
+    )

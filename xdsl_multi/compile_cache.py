@@ -5,6 +5,8 @@ processes, so that a warm first call skips the passes.
 cache = PipelineCache()                  # $XDSL_MULTI_CACHE_DIR/pipeline (next to the JIT's)
 hit = lower_cached(module, cache, source=text)   # in place, like pipeline.lower_for_runtime
 program = Program(module)                # runtime/executor.py, kernels from the JIT
+# or passes with options (the benchmarks' variants):
+hit = lower_passes_cached(module, MultiToLLVM(allreduce="ring").passes(), cache, source=text)
 ```
 
 (multi-run goes through tools/run_pipeline.py, which times each step for `--time`.)
@@ -64,6 +66,7 @@ from xdsl.dialects.builtin import (
     i8,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 FORMAT = "xdsl-multi pipeline cache 1"
@@ -249,6 +252,30 @@ def lower_cached(
     return cache.lower(
         module, names, lambda: pipeline.lower_for_runtime(module, spmd=spmd), source=source
     )
+
+
+def lower_passes_cached(
+    module: ModuleOp,
+    passes: Sequence[ModulePass],
+    cache: PipelineCache | None,
+    *,
+    source: str | None = None,
+) -> bool:
+    """Apply `passes` (with their options, e.g. `MultiToLLVM(allreduce="ring").passes()`) to
+    `module` in place, through `cache` (None: no cache); `source` as in `PipelineCache.lower`.
+    The last pass must leave the llvm level. Returns whether it was a cache hit."""
+    from xdsl_multi.dialects import make_context
+
+    def run() -> None:
+        ctx = make_context()
+        for p in passes:
+            p.apply(ctx, module)
+
+    if cache is None:
+        run()
+        return False
+    names = [str(p.pipeline_pass_spec()) for p in passes]
+    return cache.lower(module, names, run, source=source)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -483,6 +510,7 @@ __all__ = [
     "NotCacheable",
     "PipelineCache",
     "lower_cached",
+    "lower_passes_cached",
     "module_digest",
     "to_runtime_form",
 ]
