@@ -127,6 +127,7 @@ class TensorEvaluator:
         self._fills: dict[tuple, SNode | None] = {}
         self._reduces_above: dict[SSAValue, bool] = {}
         self._device_scalars: DeviceScalars | None = None
+        self._window_vars: dict[tuple, Var] = {}
 
     def eval(self, value: SSAValue, idx: Index) -> Element:
         """Element `idx` of `value` and its validity."""
@@ -428,8 +429,6 @@ class TensorEvaluator:
         required = _conjuncts(valid)
         new_vars, new_inner, changed = list(vars_), list(inner), False
         for k, v in enumerate(vars_):
-            if any(sv is v for sv in self.shared_vars.values()):
-                continue
             for c in checks:
                 if im.coefficient(c.x, v) != 1 or not (c.x.vars - {v}) <= {d}:
                     continue
@@ -441,7 +440,12 @@ class TensorEvaluator:
                 length = c.hi - c.lo
                 if length <= 0 or start.range[0] < v.lo or start.range[1] + length > v.hi + 1:
                     continue
-                w = self.g.new_var(0, length - 1, v.name)
+                # one window variable per (variable, window): the elements of a register
+                # tile share their reduction's variable, and so its window's
+                key = (v, start.key, length)
+                w = self._window_vars.get(key)
+                if w is None:
+                    w = self._window_vars[key] = self.g.new_var(0, length - 1, v.name)
                 shifted = im.add(im.var(w), start)
                 new_inner = [im.substitute(x, {v: shifted}) for x in new_inner]
                 new_vars[k], changed = w, True
