@@ -427,7 +427,8 @@ class TensorEvaluator:
         result is the same, with no masked iterations."""
         d = self.g.device_var
         required = _conjuncts(valid)
-        new_vars, new_inner, changed = list(vars_), list(inner), False
+        new_vars: list[Var | None] = list(vars_)
+        new_inner, changed = list(inner), False
         for k, v in enumerate(vars_):
             for c in checks:
                 if im.coefficient(c.x, v) != 1 or not (c.x.vars - {v}) <= {d}:
@@ -442,15 +443,19 @@ class TensorEvaluator:
                     continue
                 # one window variable per (variable, window): the elements of a register
                 # tile share their reduction's variable, and so its window's
-                key = (v, start.key, length)
-                w = self._window_vars.get(key)
-                if w is None:
-                    w = self._window_vars[key] = self.g.new_var(0, length - 1, v.name)
-                shifted = im.add(im.var(w), start)
+                w: Var | None = None
+                if length > 1:  # a window of one lane is no loop
+                    key = (v, start.key, length)
+                    w = self._window_vars.get(key)
+                    if w is None:
+                        w = self._window_vars[key] = self.g.new_var(0, length - 1, v.name)
+                shifted = start if w is None else im.add(im.var(w), start)
                 new_inner = [im.substitute(x, {v: shifted}) for x in new_inner]
                 new_vars[k], changed = w, True
                 break
-        return (new_vars, new_inner) if changed else None
+        if not changed:
+            return None
+        return [v for v in new_vars if v is not None], new_inner
 
     def _cmp(self, op: tg.CmpOp, a: list[SNode]) -> SNode:
         t = element_type(op.operands[0])
