@@ -118,11 +118,10 @@ class PipelineCache:
     _package_digest: str | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.cache_dir is None:
-            from xdsl_multi.lowering.jit import default_cache_dir
+        from xdsl_multi.lowering.jit import default_cache_dir
 
-            self.cache_dir = default_cache_dir()
-        self.cache_dir = Path(self.cache_dir)
+        folder = self.cache_dir if self.cache_dir is not None else default_cache_dir()
+        self.cache_dir = Path(folder)
 
     @staticmethod
     def from_env() -> PipelineCache | None:
