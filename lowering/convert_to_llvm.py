@@ -181,6 +181,43 @@ class ConvertToLLVM(ModulePass):
                 lowered.add(original, llvm_func)
 
 
+def same_body(a: func.FuncOp, b: func.FuncOp) -> bool:
+    """Whether two kernels have the same body: op by op the same names, properties,
+    attributes and result types, blocks with the same argument types, and values used the
+    same way (xDSL's `is_structurally_equivalent` does not compare result types, so two
+    `memref.alloca`s of different sizes would pass)."""
+    seen: dict[object, object] = {}
+    regions = [(a.body, b.body)]
+    while regions:
+        ra, rb = regions.pop()
+        if len(ra.blocks) != len(rb.blocks):
+            return False
+        for x, y in zip(ra.blocks, rb.blocks):
+            if [t.type for t in x.args] != [t.type for t in y.args]:
+                return False
+            seen[x] = y
+            seen.update(zip(x.args, y.args))
+        for x, y in zip(ra.blocks, rb.blocks):
+            ops_x, ops_y = list(x.ops), list(y.ops)
+            if len(ops_x) != len(ops_y):
+                return False
+            for o, p in zip(ops_x, ops_y):
+                if (
+                    o.name != p.name
+                    or o.properties != p.properties
+                    or o.attributes != p.attributes
+                    or [r.type for r in o.results] != [r.type for r in p.results]
+                    or len(o.operands) != len(p.operands)
+                    or len(o.regions) != len(p.regions)
+                    or any(seen.get(u) is not v for u, v in zip(o.operands, p.operands))
+                    or any(seen.get(u) is not v for u, v in zip(o.successors, p.successors))
+                ):
+                    return False
+                seen.update(zip(o.results, p.results))
+                regions.extend(zip(o.regions, p.regions))
+    return True
+
+
 def _declare_callees(llvm_func: llvm.FuncOp, twin: llvm.FuncOp, module: ModuleOp) -> None:
     """The functions a cloned kernel calls (libm) declared in its module as in its twin's."""
     twin_module = twin.parent_op()
@@ -203,7 +240,7 @@ class _LoweredKernels:
 
     def twin_of(self, kernel: func.FuncOp) -> llvm.FuncOp | None:
         for original, lowered in self._by_type.get(kernel.function_type, []):
-            if original.body.is_structurally_equivalent(kernel.body):
+            if same_body(original, kernel):
                 return lowered
         return None
 

@@ -81,6 +81,9 @@ class KernelPlan:
     constant: arith.ConstantOp | None = None
     segments: dict[Var, list[tuple[int, int]]] = field(default_factory=dict)
     """Output loops split where a pad's bounds check changes (the ranges, inclusive)."""
+    versions: list[KernelPlan] = field(default_factory=list)
+    """SPMD mode: one plan per device number k (the kernel branches on d), when the output
+    loops would split where pads start at positions that depend on d."""
     _range_vars: dict[tuple[Var, int, int], Var] = field(default_factory=dict)
 
     def range_var(self, v: Var, lo: int, hi: int) -> Var:
@@ -288,7 +291,48 @@ def plan_kernel(
     if plan.segments:  # the split loops' elements are built afresh: the unsplit element's
         # positions must not count towards scratch rows (tensor_elements._from_scratch)
         plan.evaluator = TensorEvaluator(graph, ev.is_leaf, splats)
+    elif not plan.tiled and device_splits(plan.order, ev.checks, graph):
+        plan.versions = device_versions(plan, splats)
     return plan
+
+
+MAX_VERSIONS = 8
+"""SPMD mode: a kernel branches on the device number into at most this many versions."""
+
+
+def device_splits(order: list[Var], checks: list[InBounds], graph: Graph) -> bool:
+    """Whether a pad's check on the output loops (`lo <= f(i, j) + e(d) < hi`) moves with
+    the device number d: with d known, the loops would split where the check changes, or the
+    check would at least compare with constants."""
+    d = graph.device_var
+    if d is None or graph.devices is None or graph.devices > MAX_VERSIONS:
+        return False
+    loops = set(order)
+    return any(d in c.x.vars and c.x.vars - {d} <= loops for c in checks)
+
+
+def device_versions(plan: KernelPlan, splats: Splats) -> list[KernelPlan]:
+    """SPMD mode: the plan's element built for each device number, with its own loop splits
+    (what specialize-devices would give, inside one kernel that branches on d). None when a
+    version would read a buffer the kernel does not take."""
+    graph = plan.graph
+    assert graph.devices is not None
+    versions: list[KernelPlan] = []
+    for k in range(graph.devices):
+        ev = TensorEvaluator(graph, plan.evaluator.is_leaf, splats)
+        ev.device_value = k
+        value, valid = ev.define(plan.root, plan.index)
+        if not set(ev.leaves) <= set(plan.leaves):
+            return []
+        version = KernelPlan(
+            plan.root, graph, ev, plan.index, plan.order, value, valid, plan.leaves
+        )
+        version.segments = loop_segments(plan.order, ev.checks)
+        if version.segments:
+            version.evaluator = TensorEvaluator(graph, ev.is_leaf, splats)
+            version.evaluator.device_value = k
+        versions.append(version)
+    return versions
 
 
 MAX_SEGMENTS = 8

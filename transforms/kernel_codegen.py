@@ -106,6 +106,8 @@ class KernelEmitter:
         self.args = args
         self.out = out
         self.top = Frame(body, 0)
+        self.base = self.top
+        """Where nodes that no loop binds go: the kernel's body, or the branch of a version."""
         self.var_at: dict[Var, tuple[Frame, SSAValue]] = {}
         self.memo: dict[int, tuple[SSAValue, Frame]] = {}
         self._feeds_add: set[int] = set()
@@ -148,7 +150,7 @@ class KernelEmitter:
     # -- nodes ----------------------------------------------------------------------------
 
     def frame_of(self, node: SNode) -> Frame:
-        frame = self.top
+        frame = self.base
         for v in node.fv:
             f, _ = self.var_at[v]
             if f.depth > frame.depth:
@@ -290,7 +292,7 @@ class KernelEmitter:
         frame.insert(memref.StoreOp.get(v, self.out, idx))
 
     def frame_of_all(self, nodes: Sequence[SNode]) -> Frame:
-        return max((self.frame_of(n) for n in nodes), key=lambda f: f.depth, default=self.top)
+        return max((self.frame_of(n) for n in nodes), key=lambda f: f.depth, default=self.base)
 
     # -- plans ----------------------------------------------------------------------------
 
@@ -305,7 +307,24 @@ class KernelEmitter:
         self.top.block.add_op(func.ReturnOp())
 
     def emit_plain(self) -> None:
-        self.emit_nest(0, self.top, {})
+        if not self.plan.versions:
+            self.emit_nest(0, self.top, {})
+            return
+        plan, g = self.plan, self.g
+        assert g.device_var is not None
+        for k, version in enumerate(plan.versions):  # scf.if d == k { version k's loops }
+            hit = self.value(g.cmpi("eq", g.var(g.device_var), g.index(k)))
+            then = Block()
+            branch = scf.IfOp(hit, [], Region(then))
+            self.top.insert(branch)
+            self.top.children.append(branch)
+            frame = Frame(then, self.top.depth + 1)
+            self.plan, self.base = version, frame
+            self.emit_nest(0, frame, {})
+            self.plan, self.base = plan, self.top
+            then.add_op(scf.YieldOp())
+            frame.open = False
+            self.top.children.pop()
 
     def emit_nest(self, level: int, frame: Frame, mapping: dict[Var, Ix]) -> None:
         """The output loops from `level` in, one loop per range of a split loop (each range's

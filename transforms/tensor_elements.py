@@ -128,6 +128,8 @@ class TensorEvaluator:
         self._reduces_above: dict[SSAValue, bool] = {}
         self._device_scalars: DeviceScalars | None = None
         self._window_vars: dict[tuple, Var] = {}
+        self.device_value: int | None = None
+        """SPMD mode: build the element for this one device (a kernel's version for d = k)."""
 
     def eval(self, value: SSAValue, idx: Index) -> Element:
         """Element `idx` of `value` and its validity."""
@@ -408,7 +410,10 @@ class TensorEvaluator:
                 f"form-kernels: the index {value.name_hint or value} is not a constant at the "
                 "device level"
             )
-        return im.table(im.var(self.g.device()), [int(v) for v in self.device_scalars.table(value)])
+        table = [int(v) for v in self.device_scalars.table(value)]
+        if self.device_value is not None:
+            return im.const(table[self.device_value])
+        return im.table(im.var(self.g.device()), table)
 
     @property
     def device_scalars(self) -> DeviceScalars:
@@ -500,7 +505,10 @@ class TensorEvaluator:
         if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr):
             node = self.g.const(op.value.value.data, value.type)
         elif isinstance(op, devidx.DeviceNumOp) and self.g.devices is not None:
-            node = self.g.ix(im.var(self.g.device()))
+            if self.device_value is not None:
+                node = self.g.index(self.device_value)
+            else:
+                node = self.g.ix(im.var(self.g.device()))
         elif (
             isinstance(op, Operation)
             and op.dialect_name() in ("arith", "math")

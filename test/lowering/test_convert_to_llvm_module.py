@@ -210,3 +210,35 @@ def test_upstream_mlir_translate_accepts_our_llvm_dialect() -> None:
     )
     assert run.returncode == 0, run.stderr[:4000]
     assert "define void @f_bf16" in run.stdout
+
+
+def _scratch_kernel(k: int, rows: int) -> str:
+    """A device module whose kernel differs from another device's only in a scratch size."""
+    return f"""
+  builtin.module @device_{k} attributes {{devidx.device = {k} : i64}} {{
+    func.func @k0(%x: memref<4xf32>, %y: memref<4xf32>) attributes {{multi.kernel}} {{
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %n = arith.constant 4 : index
+      %s = memref.alloca() : memref<{rows}xf32>
+      scf.for %i = %c0 to %n step %c1 {{
+        %v = memref.load %x[%i] : memref<4xf32>
+        memref.store %v, %s[%i] : memref<{rows}xf32>
+        %w = memref.load %s[%i] : memref<{rows}xf32>
+        memref.store %w, %y[%i] : memref<4xf32>
+      }}
+      func.return
+    }}
+  }}"""
+
+
+def test_identical_kernels_are_lowered_once_and_near_twins_are_not() -> None:
+    """A kernel identical to another device's is the clone of its lowering (with its own name,
+    device and libm declarations); one that differs only in a result type is lowered itself."""
+    module = lower(TWO_DEVICES)
+    bodies = [_text(op).split("\n", 1)[1] for op in llvm_ops(module) if op.body.blocks]
+    assert len(bodies) == 2 and bodies[0] == bodies[1]
+    near = lower("builtin.module {" + _scratch_kernel(0, 4) + _scratch_kernel(1, 8) + "\n}")
+    near_bodies = [_text(op).split("\n", 1)[1] for op in llvm_ops(near) if op.body.blocks]
+    assert len(near_bodies) == 2 and near_bodies[0] != near_bodies[1]
+    assert "constant(4)" in near_bodies[0] and "constant(8)" in near_bodies[1]
