@@ -14,7 +14,15 @@ for the JIT, which checks the arrays it is called with against it.
 from __future__ import annotations
 
 from xdsl.dialects import cf, func, llvm
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    UnitAttr,
+    i64,
+)
 from xdsl.ir import Attribute, Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import Rewriter
@@ -79,9 +87,7 @@ def kernel_to_llvm_func(kernel: func.FuncOp, name: str, device: int | None) -> l
     attributes = {KERNEL_ATTR: UnitAttr(), KERNEL_TYPE_ATTR: kernel.function_type}
     if device is not None:
         attributes[DEVICE_ATTR] = IntegerAttr(device, i64)
-    props: dict[str, Attribute | None] | None = None
-    if kernel.arg_attrs is not None:
-        props = {"arg_attrs": kernel.arg_attrs}
+    props: dict[str, Attribute | None] = {"arg_attrs": kernel_arg_attrs(kernel)}
     return llvm.FuncOp(
         name,
         llvm.LLVMFunctionType(inputs),
@@ -90,6 +96,22 @@ def kernel_to_llvm_func(kernel: func.FuncOp, name: str, device: int | None) -> l
         other_props=props,
         extra_attrs=attributes,
     )
+
+
+def kernel_arg_attrs(kernel: func.FuncOp) -> ArrayAttr[DictionaryAttr]:
+    """`noalias` on every buffer argument (and the kernel's own argument attributes): the
+    kernel level guarantees that the buffer a kernel writes is none of those it reads (a fresh
+    allocation; docs/kernel-level.md), so LLVM needs no runtime alias checks before it
+    vectorizes a loop. Buffers read twice may be the same one: noalias only constrains memory
+    that is written."""
+    own = kernel.arg_attrs.data if kernel.arg_attrs is not None else None
+    out = []
+    for k, t in enumerate(kernel.function_type.inputs.data):
+        attrs = dict(own[k].data) if own is not None else {}
+        if isinstance(t, MemRefType):
+            attrs.setdefault("llvm.noalias", UnitAttr())
+        out.append(DictionaryAttr(attrs))
+    return ArrayAttr(out)
 
 
 def kernel_declaration(kernel: func.FuncOp, llvm_name: str) -> func.FuncOp:

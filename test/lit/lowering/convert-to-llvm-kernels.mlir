@@ -2,12 +2,13 @@
 // memref accesses are getelementptr inbounds on the element type with the linearized index,
 // float arithmetic carries reassoc+contract, math without an LLVM intrinsic calls libm.
 // The host schedule is untouched; its call keeps a declaration of the kernel.
+// Buffer arguments are noalias: a kernel writes a fresh buffer, never one it reads.
 // RUN: multi-opt %s -p convert-to-llvm | filecheck %s
 
 // CHECK-NOT: Traceback
 // CHECK-LABEL: builtin.module @device_0
 // CHECK-NEXT:  func.func private @k0(memref<4x8xf32>, memref<4x8xf32>, index) -> () attributes {multi.kernel, multi.llvm_kernel = "device0_k0"}
-// CHECK-NEXT:  llvm.func @device0_k0(%x: !llvm.ptr, %y: !llvm.ptr, %n: i64) attributes {multi.kernel, multi.kernel_type = (memref<4x8xf32>, memref<4x8xf32>, index) -> (), multi.device = 0 : i64} {
+// CHECK-NEXT:  llvm.func @device0_k0(%x: !llvm.ptr {llvm.noalias}, %y: !llvm.ptr {llvm.noalias}, %n: i64) attributes {multi.kernel, multi.kernel_type = (memref<4x8xf32>, memref<4x8xf32>, index) -> (), multi.device = 0 : i64} {
 // CHECK:         %[[C8:.*]] = llvm.mlir.constant(8) : i64
 // CHECK-NEXT:    %[[ROW:.*]] = llvm.mul %[[I:.*]], %[[C8]] overflow<nsw> : i64
 // CHECK-NEXT:    %[[LIN:.*]] = llvm.add %[[ROW]], %[[J:.*]] overflow<nsw> : i64

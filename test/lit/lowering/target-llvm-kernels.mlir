@@ -8,11 +8,11 @@
 // CHECK-NOT: Traceback
 // CHECK:     declare float @"erff"(float
 // CHECK-NOT: declare
-// CHECK:     define void @"device0_k"(ptr %".1", ptr %".2") nounwind
+// CHECK:     define void @"device0_k"(ptr noalias %".1", ptr noalias %".2") nounwind
 // CHECK:       getelementptr inbounds float, ptr %".1", i64
 // CHECK:       fmul contract reassoc float
 // CHECK:       call ccc float @"erff"(float
-// CHECK:     define void @"device1_k"(ptr %".1", ptr %".2") nounwind
+// CHECK:     define void @"device1_k"(ptr noalias %".1", ptr noalias %".2") nounwind
 // CHECK-NOT: declare
 // CHECK-NOT: @main
 
