@@ -504,6 +504,27 @@ def plan_device_memory(sched: DeviceSchedule, backend: Backend) -> MemoryPlan:
     return plan_memory(lifetimes)
 
 
+def _takes_noalias(kernel: Operation) -> bool:
+    attrs = getattr(kernel, "arg_attrs", None)
+    return attrs is not None and any("llvm.noalias" in a.data for a in attrs.data)
+
+
+def check_written_not_shared(sched: DeviceSchedule, noalias: set[str]) -> None:
+    """A buffer a compiled kernel writes is passed to it once: convert-to-llvm gives kernels
+    their buffers `noalias`, so one written through an argument must not be read through
+    another (the kernel level never does: a kernel writes a fresh buffer)."""
+    for i, s in enumerate(sched.steps):
+        if not isinstance(s, Call) or s.name not in noalias:
+            continue
+        positions = sched.written.get(s.name, frozenset(range(len(s.args))))
+        for p in positions:
+            if p < len(s.args) and s.args.count(s.args[p]) > 1:
+                raise ScheduleError(
+                    f"device {sched.device}: {sched.describe(i)} passes one buffer to @{s.name} "
+                    f"twice and writes it (argument {p}); kernels take distinct buffers to write"
+                )
+
+
 def device_modules_of(module: ModuleOp) -> dict[int, ModuleOp]:
     from xdsl_multi.runtime.interpreter import device_modules
 
@@ -528,11 +549,16 @@ def compile_schedules(
     for d in range(n):
         sched = read_schedule(mods[d], d, entry)
         written = {}
+        noalias: set[str] = set()
         for name in sched.kernel_names:
             ir = find_kernel_ir(module, mods[d], d, name)
             if ir is not None:
                 written[name] = written_arguments(ir)
-        schedules.append(replace(sched, written=written))
+                if _takes_noalias(ir):
+                    noalias.add(name)
+        sched = replace(sched, written=written)
+        check_written_not_shared(sched, noalias)
+        schedules.append(sched)
     messages = match_messages(schedules)
     check_no_deadlock(schedules)
     schedules = decide_copies(schedules, messages, backend)

@@ -386,3 +386,35 @@ def test_a_missing_kernel_and_bad_inputs_are_reported_before_running() -> None:
             program.place([np.ones(7, np.float32)] * 2)
         with pytest.raises(InterpreterError, match="expected dtype float32"):
             program.place([np.ones(8, np.float64)] * 2)
+
+
+ALIASED_WRITE = """
+builtin.module attributes {multi.devices = ["CPU:0"]} {
+  builtin.module @device_0 attributes {devidx.device = 0 : i64} {
+    func.func @k(%a: memref<4xf32>, %b: memref<4xf32>) attributes {multi.kernel} {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %a[%c0] : memref<4xf32>
+      memref.store %v, %b[%c0] : memref<4xf32>
+      func.return
+    }
+    func.func @main(%x: memref<4xf32>) -> memref<4xf32> {
+      %y = memref.alloc() : memref<4xf32>
+      "memref.copy"(%x, %y) : (memref<4xf32>, memref<4xf32>) -> ()
+      func.call @k(%y, %y) : (memref<4xf32>, memref<4xf32>) -> ()
+      func.return %y : memref<4xf32>
+    }
+  }
+}
+"""
+
+
+def test_a_compiled_kernel_never_gets_the_buffer_it_writes_twice() -> None:
+    """convert-to-llvm makes buffer arguments noalias: a schedule passing the buffer a compiled
+    kernel writes as another of its arguments is refused, not run with undefined results."""
+    from xdsl_multi.lowering.convert_to_llvm import ConvertToLLVM
+
+    module = parse(ALIASED_WRITE)
+    compile_schedules(module, "threads")  # kernel-level (not compiled): no noalias, accepted
+    ConvertToLLVM().apply(make_context(), module)
+    with pytest.raises(ScheduleError, match=r"passes one buffer to @k twice and writes it"):
+        compile_schedules(module, "threads")
