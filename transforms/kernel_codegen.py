@@ -506,9 +506,60 @@ def build_kernel(plan: KernelPlan, name: str) -> func.FuncOp:
         body.args[-1].name_hint = "d"
         emitter.var_at[plan.graph.device_var] = (emitter.top, body.args[-1])
     emitter.emit()
+    share_scratch_rows(body)
     if takes_device and not body.args[-1].uses:  # d cancelled out (the common case)
         body.erase_arg(body.args[-1])
         arg_types.pop()
     kernel = func.FuncOp(name, (arg_types, []), Region(body))
     kernel.attributes[KERNEL_ATTR] = UnitAttr()
     return kernel
+
+
+def share_scratch_rows(body: Block) -> None:
+    """Scratch rows whose uses do not overlap share one `memref.alloca`: BENCH C1's chain of
+    50 row reductions needs two rows at a time, not 48 (a smaller stack, rows that stay in L1,
+    and less for LLVM to analyse). A row's live range is the span of ops, in the innermost
+    block holding all its uses, from its first use (the loop that fills it) to its last."""
+    free: list[tuple[int, Block, Attribute, SSAValue]] = []  # (end, block, type, row)
+    ranges = []
+    for op in list(body.ops):
+        if isinstance(op, memref.AllocaOp):
+            span = _live_span(op.memref)
+            if span is not None:
+                ranges.append((span, op))
+    ranges.sort(key=lambda r: (id(r[0][0]), r[0][1]))
+    for (block, start, end), op in ranges:
+        t = op.memref.type
+        for k, (f_end, f_block, f_type, row) in enumerate(free):
+            if f_block is block and f_type == t and f_end < start:
+                op.memref.replace_all_uses_with(row)
+                op.detach()
+                op.erase()
+                free[k] = (end, block, t, row)
+                break
+        else:
+            free.append((end, block, t, op.memref))
+
+
+def _live_span(value: SSAValue) -> tuple[Block, int, int] | None:
+    """(block, first, last): the positions in the innermost block holding every use of
+    `value` of the ops that contain those uses."""
+    chains = []
+    for use in value.uses:
+        chain: list[tuple[Block, Operation]] = []
+        op: Operation | None = use.operation
+        while op is not None and op.parent_block() is not None:
+            chain.append((op.parent_block(), op))  # type: ignore[arg-type]
+            op = op.parent_op()
+        chains.append(chain[::-1])
+    if not chains:
+        return None
+    depth = 0
+    while all(len(c) > depth for c in chains) and len({id(c[depth][0]) for c in chains}) == 1:
+        depth += 1
+    if depth == 0:
+        return None
+    block = chains[0][depth - 1][0]
+    positions = {id(o): k for k, o in enumerate(block.ops)}
+    indices = [positions[id(c[depth - 1][1])] for c in chains]
+    return block, min(indices), max(indices)
