@@ -319,8 +319,10 @@ def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None
         for d in range(n):
             spmd = SpmdDevice(d, sources, channels, takes_device)
             schedule = build_schedule(main, fusion, kernels, spmd)
-            used = {op.callee.string_value() for op in schedule.walk() if isinstance(op, func.CallOp)}
-            body = [k.clone() for k in built if k.sym_name.data in used]
+            calls = [op for op in schedule.body.ops if isinstance(op, func.CallOp)]
+            used = {op.callee.string_value() for op in calls}
+            # device 0 takes the kernels themselves, the others clones
+            body = [k if d == 0 else k.clone() for k in built if k.sym_name.data in used]
             module = ModuleOp([*body, schedule], sym_name=StringAttr(f"device_{d}"))
             module.attributes[DEVICE_ATTR] = IntegerAttr(d, i64)
             modules.append(module)

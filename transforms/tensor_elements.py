@@ -124,6 +124,7 @@ class TensorEvaluator:
         self._memo: dict[tuple, Element] = {}
         self._scalars: dict[SSAValue, SNode] = {}
         self._seen: dict[SSAValue, list[Index]] = {}
+        self._seen_keys: dict[SSAValue, set[tuple]] = {}
         self._fills: dict[tuple, SNode | None] = {}
         self._reduces_above: dict[SSAValue, bool] = {}
         self._device_scalars: DeviceScalars | None = None
@@ -153,10 +154,12 @@ class TensorEvaluator:
         read back, instead of being recomputed at every position: the kernel stays linear in
         the chain's length."""
         seen = self._seen.setdefault(value, [])
-        keys = [x.key for x in idx]
-        if not self.scratch or any([x.key for x in s] == keys for s in seen):
+        seen_keys = self._seen_keys.setdefault(value, set())
+        keys = tuple(x.key for x in idx)
+        if not self.scratch or keys in seen_keys:
             return None
         seen.append(idx)
+        seen_keys.add(keys)
         if len(seen) < SCRATCH_AFTER or not self._has_reduce_above(value):
             return None
         inner = tuple(a for a in range(len(idx)) if any(s[a].key != idx[a].key for s in seen[:-1]))
