@@ -381,6 +381,104 @@ class ShrinkOfExpand(_WithConstants):
         rewriter.replace(op, tg.ExpandOp(inner, op.result.type))
 
 
+# ---------------------------------------------------------------------------------------------
+# The SPMD level: windows that move with the device number
+# ---------------------------------------------------------------------------------------------
+
+
+def device_pad(v: SSAValue) -> tuple[SSAValue, tuple] | None:
+    """(x, bounds) when v is `tg.pad x [...] invalid` on a plain tensor with a bound that is an
+    SSA value (at the SPMD level: the device's window, e.g. `[[%lo, %hi]]` from d)."""
+    op = v.owner
+    if not isinstance(op, tg.PadOp) or not op.is_invalid or not _plain(v):
+        return None
+    bounds = tuple(op.bounds)
+    if all(isinstance(b, int) for pair in bounds for b in pair):
+        return None
+    return op.source, bounds
+
+
+class ElementwiseOfDevicePad(_WithConstants):
+    """f(pad_inv(x, b), pad_inv(y, b), c) -> pad_inv(f(x, y, c'), b) for the same bounds b (SSA
+    values of the SPMD level), c splat constants (c' the same splat at x's shape): Invalid
+    poisons elementwise ops (SPEC §4 rule 1), so the op runs on the device's window only and
+    form-kernels can store what it feeds (a matmul's relu) at the local size."""
+
+    op_types: ClassVar[OpTypes] = staticmethod(is_elementwise_type)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not is_elementwise(op) or not _plain(op.results[0]):
+            return
+        first = next((p for v in op.operands if (p := device_pad(v)) is not None), None)
+        if first is None:
+            return
+        x0, bounds = first
+        shape = _shape(x0)
+        emit = _Emit(rewriter, self.attrs)
+        operands: list[SSAValue] = []
+        for v in op.operands:
+            if not isinstance(v.type, TensorType):
+                operands.append(v)
+                continue
+            padded = device_pad(v)
+            if padded is not None:
+                if not _same_bounds(padded[1], bounds) or _shape(padded[0]) != shape:
+                    return
+                operands.append(padded[0])
+            elif (value := self.attrs.splat(v)) is not None:
+                operands.append(emit.op(self.attrs.constant_like(emit.retyped(v, shape), value)))
+            else:
+                return
+        new = type(op).create(
+            operands=operands,
+            result_types=[emit.retyped(op.results[0], shape)],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+        )
+        inner = emit.op(new)
+        rewriter.replace(op, tg.PadOp(inner, list(bounds), op.results[0].type))
+
+
+class ReshapeOfDevicePad(RewritePattern):
+    """reshape(pad_inv(x, b)) -> pad_inv(reshape(x), b') when the reshape only adds or drops
+    unit axes that are not padded (b' the same bounds on the kept axes): lanes keep their
+    places."""
+
+    op_types: ClassVar[OpTypes] = (tg.ReshapeOp,)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ReshapeOp) or not _plain(op.result):
+            return
+        padded = device_pad(op.source)
+        if padded is None:
+            return
+        x, bounds = padded
+        old, new = _shape(op.source), _shape(op.result)
+        if [n for n in old if n != 1] != [n for n in new if n != 1]:
+            return
+        kept = [(b, n) for b, n in zip(bounds, old, strict=True) if n != 1]
+        if any(b != (0, 0) for b, n in zip(bounds, old, strict=True) if n == 1):
+            return
+        it = iter(kept)
+        out_bounds = [(0, 0) if n == 1 else next(it)[0] for n in new]
+        sizes = iter(s for s, n in zip(_shape(x), old, strict=True) if n != 1)
+        x_shape = [1 if n == 1 else next(sizes) for n in new]
+        t = x.type
+        assert isinstance(t, TensorType)
+        reshaped = tg.ReshapeOp(x, TensorType(t.element_type, x_shape, t.encoding))
+        rewriter.insert(reshaped)
+        rewriter.replace(op, tg.PadOp(reshaped.result, out_bounds, op.result.type))
+
+
+def _same_bounds(a: tuple, b: tuple) -> bool:
+    """The same bounds: equal integers, the same SSA values."""
+    return len(a) == len(b) and all(
+        (x is y) if not isinstance(x, int) or not isinstance(y, int) else x == y
+        for pa, pb in zip(a, b, strict=True)
+        for x, y in zip(pa, pb, strict=True)
+    )
+
+
 def invalid_window_patterns(attrs: AttrCache | None = None) -> list[RewritePattern]:
     """The window-narrowing rules, in the order they are tried; `attrs` is shared with the
     other patterns of a pass."""
@@ -395,6 +493,8 @@ def invalid_window_patterns(attrs: AttrCache | None = None) -> list[RewritePatte
         ShrinkOfElementwise(attrs),
         ShrinkOfReduce(attrs),
         ShrinkOfExpand(attrs),
+        ElementwiseOfDevicePad(attrs),
+        ReshapeOfDevicePad(),
     ]
 
 

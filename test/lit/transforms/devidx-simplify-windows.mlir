@@ -146,3 +146,38 @@ module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
     func.return %n, %s : tensor<4xf32>, tensor<2xf32>
   }
 }
+
+// -----
+
+// ElementwiseOfDevicePad, ReshapeOfDevicePad: at the SPMD level the window moves with d (SSA
+// bounds); operands padded with the same bounds, and splat constants, compute on the window
+// (W5's relu on each device's columns), and a reshape of unit axes keeps the pad below it.
+// CHECK-LABEL: func.func @elementwise_of_device_pad(
+// CHECK-SAME:      %[[X:.*]]: tensor<4x1xf32>, %[[Y:.*]]: tensor<4x1xf32>)
+// CHECK:         %[[R:.*]] = tg.reshape %[[X]] : tensor<4x1xf32> -> tensor<4xf32>
+// CHECK:         %[[S:.*]] = tg.reshape %[[Y]] : tensor<4x1xf32> -> tensor<4xf32>
+// CHECK:         %[[C:.*]] = arith.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT:    %[[M:.*]] = arith.maximumf %[[R]], %[[C]] : tensor<4xf32>
+// CHECK-NEXT:    %[[A:.*]] = arith.addf %[[M]], %[[S]] : tensor<4xf32>
+// CHECK-NEXT:    %[[P:.*]] = tg.pad %[[A]] {{\[}}[%{{.*}}, %{{.*}}]] invalid : tensor<4xf32> -> tensor<8xf32>
+// CHECK-NEXT:    func.return %[[P]]
+module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
+  func.func @elementwise_of_device_pad(%x: tensor<4x1xf32>, %y: tensor<4x1xf32>) -> tensor<8xf32> {
+    %dn = devidx.device_num : index
+    %c2 = arith.constant 2 : index
+    %d = arith.remsi %dn, %c2 : index
+    %c4 = arith.constant 4 : index
+    %lo = arith.muli %d, %c4 : index
+    %c1 = arith.constant 1 : index
+    %e = arith.subi %c1, %d : index
+    %hi = arith.muli %e, %c4 : index
+    %px = tg.pad %x [[%lo, %hi], [0, 0]] invalid : tensor<4x1xf32> -> tensor<8x1xf32>
+    %py = tg.pad %y [[%lo, %hi], [0, 0]] invalid : tensor<4x1xf32> -> tensor<8x1xf32>
+    %rx = tg.reshape %px : tensor<8x1xf32> -> tensor<8xf32>
+    %ry = tg.reshape %py : tensor<8x1xf32> -> tensor<8xf32>
+    %zero = arith.constant dense<0.0> : tensor<8xf32>
+    %m = arith.maximumf %rx, %zero : tensor<8xf32>
+    %a = arith.addf %m, %ry : tensor<8xf32>
+    func.return %a : tensor<8xf32>
+  }
+}
