@@ -96,32 +96,24 @@ def check_program(text: str, allreduce: str, ring_threshold: int, seed: int) -> 
         *LATER_STAGES,
     ]
     for name, make in stages:
-        try:
-            make().apply(make_context(), module)
-            module.verify()
-            got = run_module(module, inputs)
-        except Exception as e:
-            raise AssertionError(
-                f"{name} failed: {type(e).__name__}: {e}{where}\n--- module after {name}:\n"
-                f"{_head(module)}"
-            ) from e
-        diff = compare(got, want)
-        if diff is not None:
-            raise AssertionError(
-                f"outputs after {name} differ from the multi-level program: {diff}{where}\n"
-                f"--- module after {name}:\n{_head(module)}"
-            )
+        _check_stage(name, make, module, inputs, want, where)
         if name == "devidx-simplify" and SPMD_KERNELS is not None:
-            _check_spmd_kernels(module.clone(), inputs, want, where)
+            # SPMD mode: form-kernels{spmd=true} right after devidx-simplify (no specialization)
+            spmd = module.clone()
+            _check_stage("form-kernels{spmd=true}", SPMD_KERNELS, spmd, inputs, want, where)
 
 
-def _check_spmd_kernels(
-    module: ModuleOp, inputs: list[np.ndarray], want: list[np.ndarray], where: str
+def _check_stage(
+    name: str,
+    make: Callable[[], ModulePass],
+    module: ModuleOp,
+    inputs: list[np.ndarray],
+    want: list[np.ndarray],
+    where: str,
 ) -> None:
-    """SPMD mode: form-kernels{spmd=true} right after devidx-simplify (no specialization)."""
-    name = "form-kernels{spmd=true}"
+    """Apply the stage's pass to `module` in place; its outputs must be `want`."""
     try:
-        SPMD_KERNELS().apply(make_context(), module)
+        make().apply(make_context(), module)
         module.verify()
         got = run_module(module, inputs)
     except Exception as e:
