@@ -297,3 +297,26 @@ def test_runtime_errors_of_the_program(tmp_path: Path) -> None:
         )
     )
     fails(multi_run(prog, "--random-inputs", "--backend", "interp"), "devidx.fetch (")
+
+
+def test_spmd_mode_gives_the_specialized_results(files: dict[str, Path]) -> None:
+    """`--spmd` runs the pipeline without specialize-devices (form-kernels{spmd=true}) and
+    writes the same results as the default mode; --time names the SPMD form-kernels."""
+    outs = {}
+    for mode in ([], ["--spmd"]):
+        out = files["dir"] / f"out{len(mode)}.npz"
+        r = ok(
+            multi_run(
+                files["prog"], "--input", f"x={files['x']}", "--input", f"w={files['w']}",
+                "--output", out, "--check", "--time", *mode,
+            )
+        )
+        assert "check: threads matches interp" in r.stdout
+        assert ("form-kernels{spmd=true}" in r.stderr) == bool(mode)
+        assert ("specialize-devices" in r.stderr) != bool(mode)
+        with np.load(out) as saved:
+            outs[len(mode)] = {k: saved[k] for k in saved.files}
+    y, z = expected(np.load(files["x"]), np.load(files["w"]))
+    for saved in outs.values():
+        np.testing.assert_array_equal(saved["result0"], y)
+        np.testing.assert_array_equal(saved["result1"], z)
