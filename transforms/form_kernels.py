@@ -33,6 +33,12 @@ argument, or a buffer already returned, is copied (`memref.copy`) so results nev
 
 A module with device modules (`devidx.device = K`) gets this per device module; a module that is
 only a `func.func @main` on plain tensors is treated as one device.
+
+SPMD mode (`form-kernels{spmd=true}`, docs/kernel-level.md): the SPMD level's `@main` (after
+devidx-simplify, no specialize-devices) is fused once with the device number d symbolic
+(index expressions of d, device_scalars.py); each device module then gets those kernels and its
+own host schedule, in which d is a constant passed to the kernels that take it and each
+`devidx.fetch` is the device's sends and receive.
 """
 
 from __future__ import annotations
