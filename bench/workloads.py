@@ -135,7 +135,7 @@ def _gen_c1(programs: Path) -> Callable[..., str]:
     return module.c1_program
 
 
-def WORKLOADS(quick: bool) -> list[Workload]:  # noqa: N802 - a table, read as a constant
+def WORKLOADS(quick: bool) -> list[Workload]:
     q = quick
     s1 = 1024 if q else 4096
     rows2 = 1024 if q else 8192

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+
 from xdsl_multi.runtime.values import unsigned_dtype
 
 IntFn = Callable[[np.ndarray, np.ndarray], np.ndarray]

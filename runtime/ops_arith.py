@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Operation
+
 from xdsl_multi.runtime import numerics as nx
 from xdsl_multi.runtime.machine import Handler, Machine
 from xdsl_multi.runtime.values import (

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects import func, scf
 from xdsl.ir import Operation
+
 from xdsl_multi.runtime.machine import ControlHandler, Env, Machine, Run
 from xdsl_multi.runtime.values import Value, op_error
 

@@ -12,6 +12,7 @@ from functools import reduce
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation
+
 from xdsl_multi.dialects import multi
 from xdsl_multi.dialects.multi import CopyKind, OnAttr, ShardAttr, placement_of, shard_bounds
 from xdsl_multi.runtime import numerics as nx

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
 from xdsl.ir import Operation
+
 from xdsl_multi.dialects import tg
 from xdsl_multi.runtime import numerics as nx
 from xdsl_multi.runtime.machine import Handler, Machine

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute
+
 from xdsl_multi.dialects.multi import OnAttr, ShardAttr, local_length, placement_of, shard_bounds
 from xdsl_multi.runtime.values import (
     InterpreterError,

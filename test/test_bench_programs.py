@@ -22,8 +22,8 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
-from xdsl_multi.dialects import make_context
 
+from xdsl_multi.dialects import make_context
 from xdsl_multi.passes import get_all_passes
 
 PROGRAMS = Path(__file__).resolve().parents[1] / "bench" / "programs"

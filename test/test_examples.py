@@ -24,8 +24,8 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
-from xdsl_multi.dialects import make_context
 
+from xdsl_multi.dialects import make_context
 from xdsl_multi.passes import get_all_passes
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -248,7 +248,7 @@ class LocatingParser(Parser):
                 )
         return t
 
-    def parse_dense_int_or_fp_elements_attr(self, type):  # noqa: A002 - xDSL's signature
+    def parse_dense_int_or_fp_elements_attr(self, type):
         """A splat literal (`dense<2.0> : tensor<4096x4096xf32>`) is one packed element
         repeated: xDSL packs every element of a splat one by one (1.5 s for W1's constants).
         Anything else is xDSL's own parse, from the same position."""

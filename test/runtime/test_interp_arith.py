@@ -12,6 +12,7 @@ import operator
 import numpy as np
 import pytest
 from interp_ir import binary, func, module, parse, rng, run1, unary
+
 from xdsl_multi.runtime.interpreter import run_module
 
 INT_DTYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64}

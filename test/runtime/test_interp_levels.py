@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from interp_ir import devs, func, module, on, parse, rng, run, shard, t
+
 from xdsl_multi.dialects import make_context
 from xdsl_multi.runtime.interpreter import (
     InterpreterError,

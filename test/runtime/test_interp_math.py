@@ -9,6 +9,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 import pytest
 from interp_ir import binary, func, module, parse, rng, run1, unary
+
 from xdsl_multi.runtime.interpreter import run_module
 
 

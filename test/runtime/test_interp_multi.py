@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from interp_ir import devs, func, module, on, parse, rng, run, run1, shard, t
+
 from xdsl_multi.runtime.interpreter import InterpreterError, InterpStats, run_module
 
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from interp_ir import func, module, parse, rng, run, run1, t
+
 from xdsl_multi.runtime.interpreter import InterpreterError, run_module
 
 

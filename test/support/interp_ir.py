@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
+
 from xdsl_multi.dialects import make_context
 from xdsl_multi.runtime.interpreter import InterpStats, run_module
 

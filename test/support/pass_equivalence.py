@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.rewriter import InsertPoint, Rewriter
+
 from xdsl_multi.dialects import devidx, make_context
 from xdsl_multi.dialects.multi import OnAttr
 from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module

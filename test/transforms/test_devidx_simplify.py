@@ -16,6 +16,7 @@ import pass_equivalence as E  # test/support, on pythonpath
 import pytest
 import spmd_programs as S
 from xdsl.dialects.builtin import ModuleOp
+
 from xdsl_multi.dialects import devidx, make_context, tg
 from xdsl_multi.transforms.devidx_simplify import DevidxSimplify
 

@@ -261,22 +261,29 @@ def test_spmd_kernels_have_no_masked_loads(case_id: str, allreduce: str) -> None
     "text, message",
     [
         (
-            'module { func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {'
-            " func.return %x : tensor<4xf32> } }",
+            (
+                "module { func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {"
+                " func.return %x : tensor<4xf32> } }"
+            ),
             "has no multi.devices",
         ),
         (
-            'module attributes {multi.devices = ["CPU:0"]} { builtin.module @device_0 attributes'
-            " {devidx.device = 0 : i64} { func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {"
-            " func.return %x : tensor<4xf32> } } }",
+            (
+                'module attributes {multi.devices = ["CPU:0"]} { builtin.module @device_0'
+                " attributes {devidx.device = 0 : i64} {"
+                " func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {"
+                " func.return %x : tensor<4xf32> } } }"
+            ),
             "already specialized per device",
         ),
         (
-            'module attributes {multi.devices = ["CPU:0", "CPU:1"]} {'
-            " func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {"
-            " %c2 = arith.constant 2 : index  %d = devidx.device_num : index"
-            " %s = arith.addi %d, %c2 : index"
-            " %f = devidx.fetch %x from %s : tensor<4xf32>  func.return %f : tensor<4xf32> } }",
+            (
+                'module attributes {multi.devices = ["CPU:0", "CPU:1"]} {'
+                " func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {"
+                " %c2 = arith.constant 2 : index  %d = devidx.device_num : index"
+                " %s = arith.addi %d, %c2 : index"
+                " %f = devidx.fetch %x from %s : tensor<4xf32>  func.return %f : tensor<4xf32> } }"
+            ),
             "fetches from device 2, outside [0, 2)",
         ),
     ],

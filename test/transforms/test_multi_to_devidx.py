@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import multi_programs as P  # test/support, on pythonpath
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
@@ -15,8 +16,6 @@ from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run
 from xdsl_multi.transforms.devidx_simplify import DevidxSimplify
 from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
 from xdsl_multi.transforms.specialize_devices import SpecializeDevices
-
-import multi_programs as P  # test/support, on pythonpath
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICE_COUNTS = [1, 2, 3, 4, 8]

@@ -22,6 +22,7 @@ import pytest
 import spmd_programs as S
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.utils.exceptions import PassFailedException
+
 from xdsl_multi.dialects import devidx, make_context
 from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
 from xdsl_multi.transforms.devidx_simplify import DevidxSimplify

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 
+import multi_programs as P  # test/support, on pythonpath
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-import multi_programs as P  # test/support, on pythonpath
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.multi import shard_bounds
 from xdsl_multi.runtime.interpreter import (
