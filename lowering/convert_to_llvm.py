@@ -44,6 +44,7 @@ from xdsl_multi.lowering.func_to_llvm import (
     DEVICE_ATTR,
     FUNC_TO_LLVM_PATTERNS,
     KERNEL_ATTR,
+    LLVM_NAME_ATTR,
     kernel_declaration,
     kernel_to_llvm_func,
     llvm_kernel_name,
@@ -55,16 +56,43 @@ from xdsl_multi.lowering.memref_to_llvm import MEMREF_TO_LLVM_PATTERNS, AllocaTo
 DEVICE_MODULE_ATTR = "devidx.device"
 
 
+KERNEL_OF_ATTR = "multi.kernel_of"
+"""On a kernel declaration: the device module that holds the kernel's body (SPMD mode)."""
+
+
 def find_kernels(module: ModuleOp) -> Iterator[tuple[func.FuncOp, int | None]]:
-    """Every kernel of the module and of its device modules, with its device number."""
+    """Every kernel of the module and of its device modules, with its device number (not the
+    declarations of SPMD mode, `multi.kernel_of = K`: device K's module holds the body)."""
     for op in list(module.ops):
         if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes:
-            yield op, _device_of(op, None)
+            if not _is_shared_declaration(op):
+                yield op, _device_of(op, None)
         elif isinstance(op, ModuleOp):
             device = _device_of(op, None, DEVICE_MODULE_ATTR)
             for inner in list(op.ops):
-                if isinstance(inner, func.FuncOp) and KERNEL_ATTR in inner.attributes:
+                if (
+                    isinstance(inner, func.FuncOp)
+                    and KERNEL_ATTR in inner.attributes
+                    and not _is_shared_declaration(inner)
+                ):
                     yield inner, _device_of(inner, device)
+
+
+def _is_shared_declaration(op: func.FuncOp) -> bool:
+    return not op.body.blocks and KERNEL_OF_ATTR in op.attributes
+
+
+def name_shared_declarations(module: ModuleOp) -> None:
+    """SPMD mode: each declaration `{multi.kernel_of = K}` of a device module names the llvm
+    function of device K's kernel (`multi.llvm_kernel`), which the runtime calls for it."""
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and _is_shared_declaration(op):
+            owner = op.attributes[KERNEL_OF_ATTR]
+            if not isinstance(owner, IntegerAttr):
+                raise PassFailedException(
+                    f"convert-to-llvm: @{op.sym_name.data}: {KERNEL_OF_ATTR} must be an integer"
+                )
+            op.attributes[LLVM_NAME_ATTR] = StringAttr(llvm_kernel_name(op, owner.value.data))
 
 
 def _device_of(op: Operation, default: int | None, attr: str = DEVICE_ATTR) -> int | None:
@@ -172,13 +200,26 @@ class ConvertToLLVM(ModulePass):
     name = "convert-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        lowered = _LoweredKernels()
-        for kernel, device in list(find_kernels(op)):
-            twin = lowered.twin_of(kernel)
-            original = kernel.clone() if twin is None else None
-            llvm_func = lower_kernel(kernel, device, twin)
-            if original is not None:
-                lowered.add(original, llvm_func)
+        # Devices of an even program hold identical kernels: each group of identical ones is
+        # lowered once, the others are clones of it (SPMD mode keeps one copy to begin with).
+        kernels = list(find_kernels(op))
+        first_of: dict[int, int] = {}  # kernel position -> the identical one before it
+        by_type: dict[Attribute, list[int]] = {}
+        for k, (kernel, _) in enumerate(kernels):
+            same = by_type.setdefault(kernel.function_type, [])
+            twin = next((j for j in same if same_body(kernels[j][0], kernel)), None)
+            if twin is None:
+                same.append(k)
+            else:
+                first_of[k] = twin
+        lowered: dict[int, llvm.FuncOp] = {}
+        for k, (kernel, device) in enumerate(kernels):
+            if k not in first_of:
+                lowered[k] = lower_kernel(kernel, device)
+        for k, twin in first_of.items():
+            kernel, device = kernels[k]
+            lowered[k] = lower_kernel(kernel, device, lowered[twin])
+        name_shared_declarations(op)
 
 
 def same_body(a: func.FuncOp, b: func.FuncOp) -> bool:
@@ -229,20 +270,3 @@ def _declare_callees(llvm_func: llvm.FuncOp, twin: llvm.FuncOp, module: ModuleOp
                 declaration = SymbolTable.lookup_symbol(twin_module, name)
                 assert declaration is not None, f"@{name} is declared next to the twin"
                 module.body.block.add_op(declaration.clone())
-
-
-class _LoweredKernels:
-    """Kernels already lowered, by signature: devices of an even program, and every device in
-    SPMD mode, hold identical kernels, which are lowered once and cloned."""
-
-    def __init__(self) -> None:
-        self._by_type: dict[Attribute, list[tuple[func.FuncOp, llvm.FuncOp]]] = {}
-
-    def twin_of(self, kernel: func.FuncOp) -> llvm.FuncOp | None:
-        for original, lowered in self._by_type.get(kernel.function_type, []):
-            if same_body(original, kernel):
-                return lowered
-        return None
-
-    def add(self, original: func.FuncOp, lowered: llvm.FuncOp) -> None:
-        self._by_type.setdefault(original.function_type, []).append((original, lowered))

@@ -35,7 +35,7 @@ from xdsl_multi.runtime.interpreter import (
     logical_signature,
     make_tables,
 )
-from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, no_requests
+from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, no_requests, shared_kernel
 from xdsl_multi.runtime.ops_memref import MEMREF_HANDLERS
 from xdsl_multi.runtime.placement import (
     DEVICES_ATTR,
@@ -153,8 +153,11 @@ class ReferenceKernels:
     def kernel(self, device: int, name: str):  # -> kernels.Kernel
         mod = self._mods[device]
         f = SymbolTable.lookup_symbol(mod, name)
+        if isinstance(f, func.FuncOp):  # SPMD mode: a declaration of device K's kernel
+            f = shared_kernel(f) or f
         if not isinstance(f, func.FuncOp) or not f.body.blocks:
             raise KeyError(name)
+        mod = f.parent_op()
         tables = self._tables
 
         def run(args: Sequence[object]) -> None:

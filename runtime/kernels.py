@@ -32,6 +32,8 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
+from xdsl_multi.runtime.machine import shared_kernel
+
 KernelArg = np.ndarray | int | float
 Kernel = Callable[[Sequence[KernelArg]], None]
 """Runs one kernel on its arguments; raises on failure."""
@@ -115,11 +117,20 @@ class JitKernels:
 
         self._names = llvm_kernel_names(module)
         if devices is not None:
+            # keep the wanted devices' modules, and those holding kernels they call (SPMD
+            # mode: device 0's module holds every device's kernels)
+            wanted = {name for (d, _), name in self._names.items() if d in devices}
             module = module.clone()
             for device, mod in device_modules(module).items():
-                if device not in devices:
-                    mod.detach()
-                    mod.erase()
+                if device in devices:
+                    continue
+                if any(
+                    isinstance(op, llvm.FuncOp) and op.sym_name.data in wanted
+                    for op in mod.ops
+                ):
+                    continue
+                mod.detach()
+                mod.erase()
         self._compiled = jit.compile_kernels(module, cache)  # type: ignore[arg-type]
 
     def kernel(self, device: int, name: str) -> Kernel:
@@ -209,6 +220,8 @@ def find_kernel_ir(
     `llvm.func` convert-to-llvm made of it (named by the declaration's `multi.llvm_kernel`,
     else `device{K}_{name}`) anywhere in the program."""
     found = SymbolTable.lookup_symbol(device_module, name)
+    if isinstance(found, func.FuncOp):  # SPMD mode: a declaration of device K's kernel
+        found = shared_kernel(found) or found
     if isinstance(found, func.FuncOp | llvm.FuncOp) and found.body.blocks:
         return found
     wanted = {f"device{device}_{name}"}

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.traits import SymbolTable
 
@@ -135,6 +135,34 @@ class OpTables:
     computing: frozenset[type[Operation]]
 
 
+KERNEL_OF_ATTR = "multi.kernel_of"
+"""On a kernel declaration: the device module that holds the kernel's body (SPMD mode)."""
+
+
+def shared_kernel(declaration: func.FuncOp) -> func.FuncOp | None:
+    """The kernel a declaration `{multi.kernel_of = K}` stands for: the function of the same
+    name in device module K of the same program (SPMD mode keeps one copy of each kernel).
+    None when `declaration` is no such declaration or the kernel is not there."""
+    owner = declaration.attributes.get(KERNEL_OF_ATTR)
+    if declaration.body.blocks or not isinstance(owner, IntegerAttr):
+        return None
+    top: Operation = declaration
+    while (parent := top.parent_op()) is not None:
+        top = parent
+    if not isinstance(top, ModuleOp):
+        return None
+    for op in top.body.block.ops:
+        device = op.attributes.get("devidx.device")
+        if (
+            isinstance(op, ModuleOp)
+            and isinstance(device, IntegerAttr)
+            and device.value.data == owner.value.data
+        ):
+            found = SymbolTable.lookup_symbol(op, declaration.sym_name.data)
+            return found if isinstance(found, func.FuncOp) and found.body.blocks else None
+    return None
+
+
 class Machine:
     """Runs the functions of `symbols` (a module) for one program instance.
 
@@ -162,6 +190,8 @@ class Machine:
 
     def lookup_function(self, at: Operation, name: str) -> func.FuncOp:
         callee = SymbolTable.lookup_symbol(at, name)
+        if isinstance(callee, func.FuncOp):
+            callee = shared_kernel(callee) or callee
         if not isinstance(callee, func.FuncOp):
             raise op_error(at, f"no func.func named @{name} in the module")
         if not callee.body.blocks:

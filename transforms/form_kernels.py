@@ -58,6 +58,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -69,7 +70,7 @@ from xdsl.utils.exceptions import PassFailedException
 from xdsl_multi.dialects import devidx
 from xdsl_multi.transforms.device_scalars import DeviceScalars
 from xdsl_multi.transforms.kernel_analysis import Fusion, TilePolicy, analyze
-from xdsl_multi.transforms.kernel_codegen import build_kernel, memref_type
+from xdsl_multi.transforms.kernel_codegen import KERNEL_ATTR, build_kernel, memref_type
 from xdsl_multi.transforms.tensor_elements import Splats
 
 DEVICE_ATTR = "devidx.device"
@@ -327,14 +328,31 @@ def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None
             schedule = build_schedule(main, fusion, kernels, spmd)
             calls = [op for op in schedule.body.ops if isinstance(op, func.CallOp)]
             used = {op.callee.string_value() for op in calls}
-            # device 0 takes the kernels themselves, the others clones
-            body = [k if d == 0 else k.clone() for k in built if k.sym_name.data in used]
+            # device 0 holds the kernels; the others declare those they call (kernel_of = 0)
+            body = built if d == 0 else [shared_declaration(k) for k in built]
+            body = [k for k in body if d == 0 or k.sym_name.data in used]
             module = ModuleOp([*body, schedule], sym_name=StringAttr(f"device_{d}"))
             module.attributes[DEVICE_ATTR] = IntegerAttr(d, i64)
             modules.append(module)
     Rewriter.erase_op(main)
     for module in modules:
         top.body.block.add_op(module)
+
+
+KERNEL_OF_ATTR = "multi.kernel_of"
+"""On a kernel declaration: the device module that holds the kernel's body (SPMD mode)."""
+
+
+def shared_declaration(kernel: func.FuncOp, owner: int = 0) -> func.FuncOp:
+    """`func.func private @kernelK(...) attributes {multi.kernel, multi.kernel_of = 0}`: a
+    device's reference to the kernel that device `owner`'s module holds (SPMD mode builds each
+    kernel once for every device)."""
+    declaration = func.FuncOp(
+        kernel.sym_name.data, kernel.function_type, Region(), visibility="private"
+    )
+    declaration.attributes[KERNEL_ATTR] = UnitAttr()
+    declaration.attributes[KERNEL_OF_ATTR] = IntegerAttr(owner, i64)
+    return declaration
 
 
 def _checked_main(module: ModuleOp) -> func.FuncOp:

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from xdsl.dialects import arith, func, math, memref, scf
-from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, NoneAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, NoneAttr, i64
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 
@@ -184,12 +184,16 @@ SPMD = "multi-to-devidx,devidx-simplify,form-kernels{spmd=true}"
 
 
 def same_kernels_on_every_device(module: ModuleOp) -> None:
-    """SPMD mode: every device module holds clones of one set of kernels."""
-    texts = {
-        str(k) for m in module.body.block.ops if isinstance(m, ModuleOp) for k in kernels_of(m)
-    }
-    names = {k.sym_name.data for k in kernels_of(module)}
-    assert len(texts) == len(names), "kernels differ between devices"
+    """SPMD mode: device 0's module holds the kernels, once; every other device module only
+    declares those it calls (`multi.kernel_of = 0`), with the same signature."""
+    mods = [m for m in module.body.block.ops if isinstance(m, ModuleOp)]
+    bodies = {k.sym_name.data: k for k in kernels_of(mods[0])}
+    assert all(k.body.blocks for k in bodies.values())
+    for m in mods[1:]:
+        for k in kernels_of(m):
+            assert not k.body.blocks, "a device other than 0 holds a kernel body"
+            assert k.attributes["multi.kernel_of"] == IntegerAttr(0, i64)
+            assert k.function_type == bodies[k.sym_name.data].function_type
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])

@@ -1,8 +1,9 @@
 // form-kernels{spmd=true}: the kernels are built once from the SPMD level (no
-// specialize-devices), with the device number d symbolic. Every device module gets the same
-// kernels and its own host schedule: d is a constant there, passed to the kernels whose element
-// still depends on it; each devidx.fetch becomes that device's sends and receive; a kernel whose
-// buffer the device never uses is not run there.
+// specialize-devices), with the device number d symbolic. Device 0's module holds them; every
+// other device module declares those it calls (multi.kernel_of = 0), and each has its own host
+// schedule: d is a constant there, passed to the kernels whose element still depends on it;
+// each devidx.fetch becomes that device's sends and receive; a kernel whose buffer the device
+// never uses is not run there. After convert-to-llvm there is one llvm function per kernel.
 // RUN: multi-opt %s --split-input-file -p 'form-kernels{spmd=true}' | filecheck %s
 // RUN: multi-opt %s --split-input-file -p 'form-kernels{spmd=true},convert-to-llvm' -t llvm | filecheck %s --check-prefix=LLVM
 
@@ -21,16 +22,17 @@
 // CHECK-NEXT:      %[[T:.*]] = memref.alloc() : memref<1xf32>
 // CHECK-NEXT:      func.call @kernel1(%[[S]], %[[R]], %[[T]])
 // CHECK-LABEL: builtin.module @device_1
-// CHECK:         func.func @kernel0(%x: memref<4xf32>, %out: memref<1xf32>) attributes {multi.kernel} {
-// CHECK:         func.func @main(%x: memref<4xf32>) -> memref<1xf32> {
+// CHECK-NEXT:    func.func private @kernel0(memref<4xf32>, memref<1xf32>) -> () attributes {multi.kernel, multi.kernel_of = 0 : i64}
+// CHECK-NEXT:    func.func private @kernel1(memref<1xf32>, memref<1xf32>, memref<1xf32>) -> () attributes {multi.kernel, multi.kernel_of = 0 : i64}
+// CHECK-NEXT:    func.func @main(%x: memref<4xf32>) -> memref<1xf32> {
 // CHECK-NEXT:      %[[S1:.*]] = memref.alloc() : memref<1xf32>
 // CHECK-NEXT:      func.call @kernel0(%x, %[[S1]])
 // CHECK-NEXT:      %[[R1:.*]] = devidx.recv from 0 channel 0 : memref<1xf32>
 // CHECK-NEXT:      devidx.send %[[S1]] to 0 channel 1 : memref<1xf32>
 // CHECK-NEXT:      %[[T1:.*]] = memref.alloc() : memref<1xf32>
 // CHECK-NEXT:      func.call @kernel1(%[[R1]], %[[S1]], %[[T1]])
-// LLVM-DAG: define void @"device0_kernel0"(ptr {{.*}}, ptr {{.*}})
-// LLVM-DAG: define void @"device1_kernel0"(ptr {{.*}}, ptr {{.*}})
+// LLVM: define void @"device0_kernel0"(ptr {{.*}}, ptr {{.*}})
+// LLVM-NOT: define void @"device1_kernel0"
 builtin.module attributes {multi.devices = ["CPU:0", "CPU:1"], multi.signature = (tensor<8xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>) -> tensor<1xf32, #multi.on<["CPU:0", "CPU:1"]>>} {
   func.func @main(%x: tensor<4xf32>) -> tensor<1xf32> {
     %d = devidx.device_num : index
