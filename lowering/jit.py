@@ -239,6 +239,20 @@ def many_loops(text: str) -> bool:
     return text.count(" = phi ") > MANY_LOOPS
 
 
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same folder and a rename, so that
+    concurrent readers and writers never see a partial file; raises OSError."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 class KernelCache:
     """Compiles LLVM IR kernels for this CPU and keeps them; see the module docstring.
 
@@ -393,19 +407,11 @@ class KernelCache:
 
     @staticmethod
     def _store(path: Path | None, data: bytes) -> None:
-        """Write object code to the disk cache: a temporary file, renamed (atomic)."""
+        """Write object code to the disk cache (atomically)."""
         if path is None:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".o")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            write_atomically(path, data)
         except OSError:
             pass  # the disk cache is an optimization: a read-only or full disk is not an error
 

@@ -50,7 +50,6 @@ import importlib.util
 import io
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -217,17 +216,11 @@ class PipelineCache:
     def store(self, key: str, module: ModuleOp) -> None:
         """Write `module` (in runtime form) under `key`; a read-only or full disk is not an
         error (the cache is an optimization)."""
+        from xdsl_multi.lowering.jit import write_atomically
+
         data = encode_entry(module, key)
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".pipeline")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, self.path(key))
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            write_atomically(self.path(key), data)
         except OSError:
             return
         self.stats.stores += 1
