@@ -51,6 +51,7 @@ from xdsl.ir import Attribute
 
 from xdsl_multi.lowering.func_to_llvm import KERNEL_TYPE_ATTR
 from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR, kernels_llvm_ir, llvm_ops
+from xdsl_multi.lowering.llvm_types import LLVM_CTYPES
 
 ALIGNMENT = 64
 """Bytes: the alignment every array argument must have."""
@@ -74,16 +75,6 @@ def default_cache_dir() -> Path:
 # Arguments
 # ---------------------------------------------------------------------------------------------
 
-_CTYPES: dict[str, Any] = {
-    "ptr": ctypes.c_void_p,
-    "i1": ctypes.c_bool,
-    "i8": ctypes.c_int8,
-    "i16": ctypes.c_int16,
-    "i32": ctypes.c_int32,
-    "i64": ctypes.c_int64,
-    "float": ctypes.c_float,
-    "double": ctypes.c_double,
-}
 
 
 def _dtype_of(element: Attribute) -> np.dtype:
@@ -155,7 +146,7 @@ class CompiledKernel:
     _cfunc: Any = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        prototype = ctypes.CFUNCTYPE(None, *(_CTYPES[a.llvm_type] for a in self.args))
+        prototype = ctypes.CFUNCTYPE(None, *(LLVM_CTYPES[a.llvm_type] for a in self.args))
         self._cfunc = prototype(self.address)
 
     def __call__(self, *values: Any) -> None:

@@ -16,7 +16,9 @@ float32 holding a bf16 value, as the interpreter and the runtime store them (doc
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Sequence
+from typing import Any
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
@@ -181,3 +183,17 @@ def f64_to_f16(b: OpList, x: SSAValue) -> SSAValue:
 def finish_float(b: OpList, value: SSAValue, kernel_type: Attribute) -> SSAValue:
     """`value`, rounded to bf16 when the kernel-level result type is bf16."""
     return round_to_bf16(b, value) if is_bf16(kernel_type) else value
+
+
+LLVM_CTYPES: dict[str, Any] = {
+    "ptr": ctypes.c_void_p,
+    "i1": ctypes.c_bool,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "float": ctypes.c_float,
+    "double": ctypes.c_double,
+}
+"""The ctypes of each LLVM parameter type a kernel may take (bare pointers for memrefs): how
+the JIT and the runtime call kernels."""

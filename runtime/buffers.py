@@ -25,22 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    MemRefType,
-)
+from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Attribute
+
+from xdsl_multi.runtime.values import InterpreterError, dtype_of
 
 ALIGNMENT = 64
 """Bytes; every buffer the runtime allocates starts at a multiple of this (a cache line, and
 the widest AVX-512 load)."""
-
-_INT_DTYPES = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 
 
 class UnsupportedType(Exception):
@@ -53,19 +45,14 @@ class UnsupportedType(Exception):
 
 
 def element_dtype(t: Attribute) -> np.dtype:
-    """The numpy dtype of a kernel-level element type (i1 is a byte: numpy bool; bf16 values
-    are float32, as in the interpreter)."""
-    if isinstance(t, Float32Type | BFloat16Type):  # bf16 is stored as float32 (the JIT's too)
-        return np.dtype(np.float32)
-    if isinstance(t, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(t, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(t, IntegerType) and t.width.data in _INT_DTYPES:
-        return np.dtype(_INT_DTYPES[t.width.data])
-    raise UnsupportedType(f"element type {t} is not supported by the compiled runtime")
+    """The numpy dtype of a kernel-level element type: the interpreter's (values.dtype_of;
+    i1 is a byte: numpy bool; bf16 values are float32, as in the JIT)."""
+    if isinstance(t, MemRefType | TensorType):  # dtype_of would take their element type
+        raise UnsupportedType(f"element type {t} is not supported by the compiled runtime")
+    try:
+        return dtype_of(t)
+    except InterpreterError:
+        raise UnsupportedType(f"element type {t} is not supported by the compiled runtime") from None
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 from xdsl.dialects import func, llvm, memref
@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
+from xdsl_multi.lowering.llvm_types import LLVM_CTYPES
 from xdsl_multi.runtime.machine import shared_kernel
 
 KernelArg = np.ndarray | int | float
@@ -51,17 +52,6 @@ class KernelLibrary(Protocol):
 # Native code
 # ---------------------------------------------------------------------------------------------
 
-_CTYPES_OF_KIND: dict[str, Any] = {
-    "ptr": ctypes.c_void_p,
-    "i1": ctypes.c_bool,
-    "i8": ctypes.c_int8,
-    "i16": ctypes.c_int16,
-    "i32": ctypes.c_int32,
-    "i64": ctypes.c_int64,
-    "float": ctypes.c_float,
-    "double": ctypes.c_double,
-}
-"""ctypes of each LLVM parameter type a kernel may take (bare pointers for memrefs)."""
 
 LLVM_NAME_ATTR = "multi.llvm_kernel"
 """On the `func.func` declaration convert-to-llvm leaves for the host's calls: the name of the
@@ -80,7 +70,7 @@ class NativeKernel:
         self.name = name
         self.kinds = tuple(kinds)
         self.owner = owner
-        proto = ctypes.CFUNCTYPE(None, *(_CTYPES_OF_KIND[k] for k in self.kinds))
+        proto = ctypes.CFUNCTYPE(None, *(LLVM_CTYPES[k] for k in self.kinds))
         self._fn = proto(address)
 
     def __call__(self, args: Sequence[KernelArg]) -> None:
