@@ -2,7 +2,7 @@
 single-thread GB/s of two memory-bound kernels against a numpy copy of the same size, measured
 in the same process.
 
-    python bench/kernels/codegen.py [--quick]
+    python -m bench.kernels.codegen [--quick]
 
 - compile: cold (fresh cache, no disk: convert-to-llvm, LLVM O3, machine code), warm in memory
   (the same cache again), warm on disk (a new cache reading object code a previous one wrote);
@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 
 import numpy as np
 from xdsl.parser import Parser
 
+from bench.run import timed
 from xdsl_multi.dialects import make_context
 from xdsl_multi.lowering.convert_to_llvm import ConvertToLLVM
 from xdsl_multi.lowering.jit import ALIGNMENT, KernelCache
@@ -76,16 +75,6 @@ def aligned(shape: tuple[int, ...], dtype: type = np.float32) -> np.ndarray:
     raw = np.empty(nbytes + ALIGNMENT, np.uint8)
     offset = (-raw.ctypes.data) % ALIGNMENT
     return raw[offset : offset + nbytes].view(dtype).reshape(shape)
-
-
-def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times), statistics.median(times)
 
 
 def lower(text: str):
