@@ -25,7 +25,7 @@ devices' local results.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 
 import numpy as np
@@ -259,19 +259,26 @@ def _run_multi(
 # -- levels 2 and 3 -----------------------------------------------------------------------------
 
 
-def _local_args(
+def _local_parts(
     f: func.FuncOp, sig: FunctionType, arrays: list[np.ndarray], d: int, devices: Sequence[str]
-) -> list[Value]:
-    """Device d's arguments of @main: the local parts of the logical inputs."""
+) -> list[np.ndarray]:
+    """Device d's local parts of the logical inputs, one per argument of @main."""
     local_types = f.function_type.inputs.data
     if len(local_types) != len(sig.inputs.data):
         raise InterpreterError(
-            f"@{f.sym_name.data} takes {len(local_types)} arguments but the logical signature "
-            f"has {len(sig.inputs.data)}"
+            f"device {d}: @{f.sym_name.data} takes {len(local_types)} arguments but the logical "
+            f"signature has {len(sig.inputs.data)}"
         )
+    return [local_part(t, x, d, devices) for t, x in zip(sig.inputs.data, arrays, strict=True)]
+
+
+def _lanes_args(
+    f: func.FuncOp, sig: FunctionType, parts: list[np.ndarray], d: int
+) -> list[Value]:
+    """Device d's arguments of a tensor-level @main from its local parts."""
     args: list[Value] = []
-    for i, (lt, t, x) in enumerate(zip(local_types, sig.inputs.data, arrays, strict=True)):
-        part = local_part(t, x, d, devices)
+    types = zip(f.function_type.inputs.data, sig.inputs.data, parts, strict=True)
+    for i, (lt, t, part) in enumerate(types):
         want = tuple(lt.get_shape()) if isinstance(lt, TensorType) else ()
         if part.shape != want:
             raise InterpreterError(
@@ -282,8 +289,18 @@ def _local_args(
     return args
 
 
+def _local_args(
+    f: func.FuncOp, sig: FunctionType, arrays: list[np.ndarray], d: int, devices: Sequence[str]
+) -> list[Value]:
+    """Device d's arguments of @main: the local parts of the logical inputs."""
+    return _lanes_args(f, sig, _local_parts(f, sig, arrays, d, devices), d)
+
+
 def _assemble(
-    sig: FunctionType, per_device: list[list[Value]], devices: Sequence[str]
+    sig: FunctionType,
+    per_device: list[list[Value]],
+    devices: Sequence[str],
+    output: Callable[[int, Value], np.ndarray] = lambda d, v: _as_output(v),
 ) -> list[np.ndarray]:
     n_out = len(sig.outputs.data)
     for d, results in enumerate(per_device):
@@ -292,9 +309,46 @@ def _assemble(
                 f"device {d} returns {len(results)} values; the logical signature has {n_out}"
             )
     return [
-        from_local_parts(t, [_as_output(r[j]) for r in per_device], devices)
+        from_local_parts(t, [output(d, r[j]) for d, r in enumerate(per_device)], devices)
         for j, t in enumerate(sig.outputs.data)
     ]
+
+
+def run_device_modules(
+    module: ModuleOp,
+    mods: dict[int, ModuleOp],
+    entry: str,
+    sig: FunctionType,
+    arrays: list[np.ndarray],
+    num_devices: int | None,
+    stats: InterpStats | None,
+    tables: OpTables,
+    find: Callable[[ModuleOp, str], func.FuncOp],
+    arguments: Callable[[func.FuncOp, FunctionType, list[np.ndarray], int], list[Value]],
+    output: Callable[[int, Value], np.ndarray],
+) -> list[np.ndarray]:
+    """Run every device module's @entry together (sends deliver to receives) on the local
+    parts of the logical inputs and assemble the logical outputs: the device level here, the
+    kernel level (runtime/kernel_level.py) with its own tables, arguments and outputs."""
+    n = len(mods)
+    devices = program_devices(module)
+    if DEVICES_ATTR in module.attributes and len(devices) != n:
+        raise InterpreterError(
+            f"{DEVICES_ATTR} lists {len(devices)} devices but the module has {n} device modules"
+        )
+    _check_count(n, num_devices)
+    if sorted(mods) != list(range(n)):
+        raise InterpreterError(f"device modules must be numbered 0..{n - 1}, found {sorted(mods)}")
+    check_devices_known(sig, devices)
+    runs: list[Run] = []
+    for d in range(n):
+        f = find(mods[d], entry)
+        parts = _local_parts(f, sig, arrays, d, devices)
+        machine = Machine(tables, mods[d], "device", d, devices, stats)
+        runs.append(machine.call(f, arguments(f, sig, parts, d)))
+    with np.errstate(all="ignore"):
+        per_device = run_message_passing(runs, stats)
+    return _assemble(sig, per_device, devices, output)
 
 
 def _run_spmd(
@@ -334,21 +388,7 @@ def _run_devices(
     num_devices: int | None,
     stats: InterpStats | None,
 ) -> list[np.ndarray]:
-    mods = device_modules(module)
-    n = len(mods)
-    devices = program_devices(module)
-    if DEVICES_ATTR in module.attributes and len(devices) != n:
-        raise InterpreterError(
-            f"{DEVICES_ATTR} lists {len(devices)} devices but the module has {n} device modules"
-        )
-    _check_count(n, num_devices)
-    if sorted(mods) != list(range(n)):
-        raise InterpreterError(f"device modules must be numbered 0..{n - 1}, found {sorted(mods)}")
-    check_devices_known(sig, devices)
-    tables = make_tables()
-    runs: list[Run] = []
-    for d in range(n):
-        f = find_function(mods[d], entry)
-        machine = Machine(tables, mods[d], "device", d, devices, stats)
-        runs.append(machine.call(f, _local_args(f, sig, arrays, d, devices)))
-    return _assemble(sig, run_message_passing(runs, stats), devices)
+    return run_device_modules(
+        module, device_modules(module), entry, sig, arrays, num_devices, stats,
+        make_tables(), find_function, _lanes_args, lambda d, v: _as_output(v),
+    )

@@ -34,18 +34,11 @@ from xdsl_multi.runtime.interpreter import (
     device_modules,
     logical_signature,
     make_tables,
+    run_device_modules,
 )
 from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, no_requests, shared_kernel
 from xdsl_multi.runtime.ops_memref import MEMREF_HANDLERS
-from xdsl_multi.runtime.placement import (
-    DEVICES_ATTR,
-    check_devices_known,
-    from_local_parts,
-    local_part,
-    prepare_inputs,
-    program_devices,
-)
-from xdsl_multi.runtime.schedulers import run_message_passing
+from xdsl_multi.runtime.placement import prepare_inputs
 from xdsl_multi.runtime.values import Buffer, InterpreterError, Value, dtype_of
 
 
@@ -100,46 +93,12 @@ def run_kernel_module(
     stats: InterpStats | None = None,
 ) -> list[np.ndarray]:
     """Run a kernel-level module on logical inputs; return its logical outputs."""
-    mods = device_modules(module) or {0: module}
-    n = len(mods)
-    if sorted(mods) != list(range(n)):
-        raise InterpreterError(f"device modules must be numbered 0..{n - 1}, found {sorted(mods)}")
-    devices = program_devices(module)
-    if DEVICES_ATTR in module.attributes and len(devices) != n:
-        raise InterpreterError(
-            f"{DEVICES_ATTR} lists {len(devices)} devices but the module has {n} device modules"
-        )
-    if num_devices is not None and num_devices != n:
-        raise InterpreterError(f"the program runs on {n} devices, but {num_devices} were asked for")
     sig = logical_signature(module, entry)
-    check_devices_known(sig, devices)
     arrays = prepare_inputs(sig, inputs, argument_names(module, entry))
-    tables = kernel_tables()
-    runs = []
-    for d in range(n):
-        f = _main(mods[d], entry)
-        if len(f.function_type.inputs.data) != len(sig.inputs.data):
-            raise InterpreterError(
-                f"device {d}: @{entry} takes {len(f.function_type.inputs.data)} arguments but "
-                f"the logical signature has {len(sig.inputs.data)}"
-            )
-        parts = [local_part(t, x, d, devices) for t, x in zip(sig.inputs.data, arrays, strict=True)]
-        machine = Machine(tables, mods[d], "device", d, devices, stats)
-        runs.append(machine.call(f, _arguments(f, parts)))
-    with np.errstate(all="ignore"):
-        results = run_message_passing(runs, stats)
-    outs = []
-    for j, t in enumerate(sig.outputs.data):
-        parts = []
-        for d, r in enumerate(results):
-            if len(r) != len(sig.outputs.data):
-                raise InterpreterError(
-                    f"device {d} returns {len(r)} values; the logical signature has "
-                    f"{len(sig.outputs.data)}"
-                )
-            parts.append(_output(d, r[j]))
-        outs.append(from_local_parts(t, parts, devices))
-    return outs
+    return run_device_modules(
+        module, device_modules(module) or {0: module}, entry, sig, arrays, num_devices, stats,
+        kernel_tables(), _main, lambda f, sig, parts, d: _arguments(f, parts), _output,
+    )
 
 
 class ReferenceKernels:
