@@ -40,9 +40,8 @@ from xdsl.traits import NoMemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xdsl_multi.dialects.syntax import (
-    ELEMENT_TYPES_TEXT,
+    expect_static,
     expect_tensor,
-    is_supported_element_type,
     parse_i64,
     parse_unary_types,
     parse_variadic,
@@ -262,16 +261,10 @@ class TensorOrMemRef(AttrConstraint):
 
 def _expect_message(op_name: str, what: str, t: Attribute) -> None:
     """A message is a static tensor or, in a host schedule, a static memref."""
-    if not isinstance(t, MemRefType):
+    if isinstance(t, MemRefType):
+        expect_static(op_name, what, t)
+    else:
         expect_tensor(op_name, what, t)
-        return
-    if any(d < 0 for d in t.get_shape()):
-        raise VerifyException(f"{op_name}: {what} must have a static shape, found {t}")
-    if not is_supported_element_type(t.element_type):
-        raise VerifyException(
-            f"{op_name}: {what} has element type {t.element_type}; "
-            f"expected one of {ELEMENT_TYPES_TEXT}"
-        )
 
 
 def _check_peer(op_name: str, what: str, peer: int, channel: int) -> None:

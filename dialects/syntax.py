@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IntegerType,
+    MemRefType,
     NoneAttr,
     Signedness,
     TensorType,
@@ -62,10 +63,9 @@ def is_supported_element_type(t: Attribute) -> bool:
     )
 
 
-def expect_tensor(op_name: str, what: str, t: Attribute) -> TensorType:
-    """Return `t` as a static-shaped tensor type or raise a verifier error naming it."""
-    if not isinstance(t, TensorType):
-        raise VerifyException(f"{op_name}: {what} must be a tensor, found {t}")
+def expect_static(op_name: str, what: str, t: TensorType | MemRefType) -> None:
+    """Raise a verifier error naming `t` unless it has a static shape and an element type of
+    SPEC §1."""
     if any(d < 0 for d in t.get_shape()):
         raise VerifyException(f"{op_name}: {what} must have a static shape, found {t}")
     if not is_supported_element_type(t.element_type):
@@ -73,6 +73,13 @@ def expect_tensor(op_name: str, what: str, t: Attribute) -> TensorType:
             f"{op_name}: {what} has element type {t.element_type}; "
             f"expected one of {ELEMENT_TYPES_TEXT}"
         )
+
+
+def expect_tensor(op_name: str, what: str, t: Attribute) -> TensorType:
+    """Return `t` as a static-shaped tensor type or raise a verifier error naming it."""
+    if not isinstance(t, TensorType):
+        raise VerifyException(f"{op_name}: {what} must be a tensor, found {t}")
+    expect_static(op_name, what, t)
     # A #multi.shard encoding cannot see the tensor's rank when it is parsed: check it here,
     # before any op-specific rule indexes the shape with the shard axis.
     from xdsl_multi.dialects.multi import ShardAttr  # multi imports this module
