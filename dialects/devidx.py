@@ -50,6 +50,9 @@ from xdsl_multi.dialects.syntax import (
     print_variadic,
 )
 
+DEVICE_ATTR = "devidx.device"
+"""The attribute that marks a device's nested module with its number K (SPEC §5)."""
+
 
 @irdl_op_definition
 class DeviceNumOp(IRDLOperation):

@@ -614,6 +614,15 @@ class AllreduceOp(_UnaryMultiOp):
 
 DEVICES_ATTR = "multi.devices"
 """The module attribute that fixes the program's ordered device set."""
+SIGNATURE_ATTR = "multi.signature"
+"""The top module's logical `@main` type (encodings included), kept by every pass."""
+KERNEL_ATTR = "multi.kernel"
+"""Unit attribute on every kernel function (the kernel level; and the `llvm.func` of one)."""
+KERNEL_OF_ATTR = "multi.kernel_of"
+"""On a kernel declaration: the device module that holds the kernel's body (SPMD mode)."""
+LLVM_NAME_ATTR = "multi.llvm_kernel"
+"""On the `func.func` declaration convert-to-llvm leaves for the host's calls: the name of the
+`llvm.func` that runs it."""
 
 
 class PlacementError(VerifyException):

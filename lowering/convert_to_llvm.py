@@ -39,6 +39,8 @@ from xdsl.traits import SymbolTable
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from xdsl.utils.exceptions import PassFailedException
 
+from xdsl_multi.dialects.devidx import DEVICE_ATTR as DEVICE_MODULE_ATTR
+from xdsl_multi.dialects.multi import KERNEL_OF_ATTR
 from xdsl_multi.lowering.arith_to_llvm import ARITH_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.func_to_llvm import (
     DEVICE_ATTR,
@@ -52,12 +54,6 @@ from xdsl_multi.lowering.func_to_llvm import (
 from xdsl_multi.lowering.llvm_types import lower_type
 from xdsl_multi.lowering.math_to_llvm import MATH_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.memref_to_llvm import MEMREF_TO_LLVM_PATTERNS, AllocaToLLVM
-
-DEVICE_MODULE_ATTR = "devidx.device"
-
-
-KERNEL_OF_ATTR = "multi.kernel_of"
-"""On a kernel declaration: the device module that holds the kernel's body (SPMD mode)."""
 
 
 def find_kernels(module: ModuleOp) -> Iterator[tuple[func.FuncOp, int | None]]:

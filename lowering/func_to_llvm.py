@@ -27,16 +27,13 @@ from xdsl.ir import Attribute, Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import Rewriter
 
+from xdsl_multi.dialects.multi import KERNEL_ATTR, LLVM_NAME_ATTR
 from xdsl_multi.lowering.llvm_types import lower_type
 
-KERNEL_ATTR = "multi.kernel"
-"""Unit attribute that marks a kernel `func.func` (and the `llvm.func` made from it)."""
 DEVICE_ATTR = "multi.device"
 """The device number of a kernel, on the kernel or (as `devidx.device`) on its module."""
 KERNEL_TYPE_ATTR = "multi.kernel_type"
 """The kernel-level function type, kept on the `llvm.func`."""
-LLVM_NAME_ATTR = "multi.llvm_kernel"
-"""On the `func.func` declaration left for the host's calls: the `llvm.func` that runs it."""
 
 
 class BranchToLLVM(RewritePattern):

@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import FunctionType, IntegerAttr, MemRefType, ModuleO
 from xdsl.ir import Attribute
 from xdsl.traits import SymbolTable
 
-from xdsl_multi.dialects.devidx import Devidx
+from xdsl_multi.dialects.devidx import DEVICE_ATTR, Devidx
 from xdsl_multi.dialects.multi import OnAttr, placement_of
 from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, Run, no_requests
 from xdsl_multi.runtime.ops_arith import ARITH_HANDLERS, ARITH_MATH_COMPUTING, MATH_HANDLERS
@@ -54,8 +54,6 @@ from xdsl_multi.runtime.placement import (
 )
 from xdsl_multi.runtime.schedulers import run_lockstep, run_message_passing
 from xdsl_multi.runtime.values import InterpreterError, Lanes, OnValue, Value, store
-
-DEVICE_ATTR = "devidx.device"
 
 __all__ = [
     "InterpStats",

@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
+from xdsl_multi.dialects.multi import LLVM_NAME_ATTR
 from xdsl_multi.lowering.llvm_types import LLVM_CTYPES
 from xdsl_multi.runtime.machine import shared_kernel
 
@@ -53,9 +54,6 @@ class KernelLibrary(Protocol):
 # ---------------------------------------------------------------------------------------------
 
 
-LLVM_NAME_ATTR = "multi.llvm_kernel"
-"""On the `func.func` declaration convert-to-llvm leaves for the host's calls: the name of the
-`llvm.func` that runs it."""
 
 
 class NativeKernel:

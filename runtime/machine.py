@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.traits import SymbolTable
 
-from xdsl_multi.dialects.multi import OnAttr, ShardAttr, placement_of, shard_bounds
+from xdsl_multi.dialects.multi import KERNEL_OF_ATTR, OnAttr, ShardAttr, placement_of, shard_bounds
 from xdsl_multi.runtime.values import (
     Buffer,
     InterpreterError,
@@ -135,8 +135,6 @@ class OpTables:
     computing: frozenset[type[Operation]]
 
 
-KERNEL_OF_ATTR = "multi.kernel_of"
-"""On a kernel declaration: the device module that holds the kernel's body (SPMD mode)."""
 
 
 def shared_kernel(declaration: func.FuncOp) -> func.FuncOp | None:

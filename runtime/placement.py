@@ -26,7 +26,15 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from xdsl_multi.dialects.multi import OnAttr, ShardAttr, local_length, placement_of, shard_bounds
+from xdsl_multi.dialects.multi import (
+    DEVICES_ATTR,
+    SIGNATURE_ATTR,
+    OnAttr,
+    ShardAttr,
+    local_length,
+    placement_of,
+    shard_bounds,
+)
 from xdsl_multi.runtime.values import (
     InterpreterError,
     dtype_of,
@@ -34,10 +42,6 @@ from xdsl_multi.runtime.values import (
     is_bf16,
     round_bf16,
 )
-
-DEVICES_ATTR = "multi.devices"
-SIGNATURE_ATTR = "multi.signature"
-
 
 # ---------------------------------------------------------------------------------------------
 # Devices

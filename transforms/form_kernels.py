@@ -68,13 +68,12 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx
+from xdsl_multi.dialects.devidx import DEVICE_ATTR
+from xdsl_multi.dialects.multi import KERNEL_OF_ATTR, SIGNATURE_ATTR
 from xdsl_multi.transforms.device_scalars import DeviceScalars
 from xdsl_multi.transforms.kernel_analysis import Fusion, TilePolicy, analyze
 from xdsl_multi.transforms.kernel_codegen import KERNEL_ATTR, build_kernel, memref_type
 from xdsl_multi.transforms.tensor_elements import Splats
-
-DEVICE_ATTR = "devidx.device"
-SIGNATURE_ATTR = "multi.signature"
 
 RECURSION_LIMIT = 100_000
 """Fused expressions are followed recursively; long elementwise chains (the C1 benchmark) go
@@ -339,8 +338,6 @@ def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None
         top.body.block.add_op(module)
 
 
-KERNEL_OF_ATTR = "multi.kernel_of"
-"""On a kernel declaration: the device module that holds the kernel's body (SPMD mode)."""
 
 
 def shared_declaration(kernel: func.FuncOp, owner: int = 0) -> func.FuncOp:

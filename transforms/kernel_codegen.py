@@ -45,6 +45,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from xdsl_multi.dialects.multi import KERNEL_ATTR
 from xdsl_multi.transforms import index_maps as im
 from xdsl_multi.transforms.index_maps import Ix, Var
 from xdsl_multi.transforms.kernel_analysis import KernelPlan
@@ -53,8 +54,6 @@ from xdsl_multi.transforms.scalar_graph import SNode, Valid, is_bool, is_float, 
 MAX_CONSTANT_ELEMENTS = 65536
 """Largest non-splat constant a kernel writes out (element by element)."""
 
-KERNEL_ATTR = "multi.kernel"
-"""Unit attribute on every kernel function (the kernel-level contract)."""
 
 REDUCE_FLAGS = arith.FastMathFlagsAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
 CONTRACT_FLAGS = arith.FastMathFlagsAttr([FastMathFlag.ALLOW_CONTRACT])

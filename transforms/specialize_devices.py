@@ -72,12 +72,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx, tg
+from xdsl_multi.dialects.devidx import DEVICE_ATTR
 from xdsl_multi.transforms.devidx_simplify import simplify
 from xdsl_multi.transforms.invalid_windows import narrow_messages
 from xdsl_multi.transforms.value_facts import AttrCache, constant_like, int_constant
-
-DEVICE_ATTR = "devidx.device"
-"""The attribute that marks a device's nested module with its number K (SPEC §5)."""
 
 _FETCH_ID = "devidx.fetch_id"
 """Internal: a fetch's number in program order, the same in every device's copy."""
