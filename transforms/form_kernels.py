@@ -194,18 +194,14 @@ def _drop_dead_kernels(block: Block) -> None:
     run there (a value only another device fetches from its owner), nor its buffer made."""
     used: set[SSAValue] = set()
     for op in reversed(list(block.ops)):
-        if isinstance(op, func.CallOp):
-            out = op.arguments[-1] if not isinstance(op.arguments[-1].type, IndexType) else (
-                op.arguments[-2]
-            )
+        if isinstance(op, func.CallOp):  # the buffer it writes: its last memref argument
+            out = [a for a in op.arguments if isinstance(a.type, memref.MemRefType)][-1]
             if out not in used:
                 block.erase_op(op)
                 continue
+            used.update(a for a in op.arguments if a is not out)
         elif isinstance(op, memref.AllocOp) and op.memref not in used:
             block.erase_op(op)
-            continue
-        if isinstance(op, func.CallOp):
-            used.update(a for a in op.arguments if a is not out)
         else:
             used.update(op.operands)
 

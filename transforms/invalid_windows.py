@@ -105,6 +105,19 @@ class _Emit:
         assert isinstance(t, TensorType)
         return self.attrs.tensor_like(t, shape)
 
+    def lanewise(
+        self, op: Operation, operands: Sequence[SSAValue], shape: Sequence[int]
+    ) -> SSAValue:
+        """Lane-wise `op` again on `operands`, its result of `shape`."""
+        return self.op(
+            type(op).create(
+                operands=list(operands),
+                result_types=[self.retyped(op.results[0], shape)],
+                properties=dict(op.properties),
+                attributes=dict(op.attributes),
+            )
+        )
+
     def shrink(self, x: SSAValue, window: Window) -> SSAValue:
         if window == _full(_shape(x)):
             return x
@@ -162,13 +175,7 @@ def _narrow_lanewise(
         emit.content(v, window) if isinstance(v.type, TensorType) and _shape(v) == shape else v
         for v in operands
     ]
-    new = type(op).create(
-        operands=contents,
-        result_types=[emit.retyped(op.results[0], _size(window))],
-        properties=dict(op.properties),
-        attributes=dict(op.attributes),
-    )
-    inner = emit.op(new)
+    inner = emit.lanewise(op, contents, _size(window))
     rewriter.replace(op, [], [emit.pad(inner, window, shape, zero=False)])
 
 
@@ -429,13 +436,7 @@ class ElementwiseOfDevicePad(_WithConstants):
                 operands.append(emit.op(self.attrs.constant_like(emit.retyped(v, shape), value)))
             else:
                 return
-        new = type(op).create(
-            operands=operands,
-            result_types=[emit.retyped(op.results[0], shape)],
-            properties=dict(op.properties),
-            attributes=dict(op.attributes),
-        )
-        inner = emit.op(new)
+        inner = emit.lanewise(op, operands, shape)
         rewriter.replace(op, tg.PadOp(inner, list(bounds), op.results[0].type))
 
 
