@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from xdsl_multi.dialects.element_types import bit_width, is_bf16
 from xdsl_multi.lowering.llvm_types import (
     FAST_MATH,
     OpList,
@@ -41,9 +42,7 @@ from xdsl_multi.lowering.llvm_types import (
     finish_float,
     float_suffix,
     icmp,
-    int_width,
     intrinsic,
-    is_bf16,
     lower_type,
     round_to_bf16,
     type_suffix,
@@ -167,7 +166,7 @@ class IntDivRemToLLVM(RewritePattern):
                 d_neg = b.add(icmp(safe, zero, "slt"))
                 same = "ne" if isinstance(op, arith.FloorDivSIOp) else "eq"
                 adjust = b.add(llvm.AndOp(inexact, b.add(icmp(r_neg, d_neg, same))))
-            step = b.add(llvm.ZExtOp(adjust, t)) if int_width(t) > 1 else adjust
+            step = b.add(llvm.ZExtOp(adjust, t)) if bit_width(t) > 1 else adjust
             if isinstance(op, arith.FloorDivSIOp):
                 q = b.add(llvm.SubOp(q, step))
             else:
@@ -188,7 +187,7 @@ class ShiftToLLVM(RewritePattern):
             return
         a, amount = op.operands
         t = lower_type(op.results[0].type)
-        width = int_width(t)
+        width = bit_width(t)
         b = OpList()
         too_big = b.add(icmp(amount, b.const(width, t), "uge"))
         if isinstance(op, arith.ShRSIOp):
@@ -282,7 +281,7 @@ class CmpfToLLVM(RewritePattern):
 
 def _int_resize(b: OpList, x: SSAValue, src: Attribute, dst: Attribute, signed: bool) -> None:
     """Extend (sign or zero) or truncate the integer `x` from `src` to `dst`; index is i64."""
-    src_w, dst_w = int_width(src), int_width(dst)
+    src_w, dst_w = bit_width(src), bit_width(dst)
     if src_w < dst_w:
         b.add((llvm.SExtOp if signed else llvm.ZExtOp)(x, lower_type(dst)))
     elif src_w > dst_w:
@@ -318,7 +317,7 @@ class IntToFloatToLLVM(RewritePattern):
         b = OpList()
         if isinstance(op, arith.SIToFPOp):
             result = b.add(llvm.SIToFPOp(x, ft))
-        elif int_width(src) < 64:
+        elif bit_width(src) < 64:
             result = b.add(llvm.SIToFPOp(b.add(llvm.ZExtOp(x, i64)), ft))
         else:
             negative = b.add(icmp(x, b.const(0, i64), "slt"))

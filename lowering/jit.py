@@ -37,13 +37,7 @@ import llvmlite.ir as llvm_ir
 import numpy as np
 from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     FunctionType,
-    IndexType,
-    IntegerType,
     MemRefType,
     ModuleOp,
 )
@@ -51,7 +45,7 @@ from xdsl.ir import Attribute
 
 from xdsl_multi.lowering.func_to_llvm import KERNEL_TYPE_ATTR
 from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR, kernels_llvm_ir, llvm_ops
-from xdsl_multi.lowering.llvm_types import LLVM_CTYPES
+from xdsl_multi.lowering.llvm_types import LLVM_CTYPES, storage_dtype
 
 ALIGNMENT = 64
 """Bytes: the alignment every array argument must have."""
@@ -77,21 +71,6 @@ def default_cache_dir() -> Path:
 
 
 
-def _dtype_of(element: Attribute) -> np.dtype:
-    if isinstance(element, IntegerType):
-        width = element.width.data
-        return np.dtype(np.bool_) if width == 1 else np.dtype(f"int{width}")
-    if isinstance(element, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(element, Float32Type | BFloat16Type):  # bf16 is stored as float32
-        return np.dtype(np.float32)
-    if isinstance(element, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(element, Float16Type):
-        return np.dtype(np.float16)
-    raise ValueError(f"no numpy dtype for {element}")
-
-
 @dataclass(frozen=True)
 class ArgSpec:
     """One parameter: its LLVM type and, when known, the kernel-level type."""
@@ -107,7 +86,7 @@ class ArgSpec:
                 raise KernelArgumentError(f"{where}: expected a numpy array, got {type(value)}")
             t = self.kernel_type
             if isinstance(t, MemRefType):
-                dtype, shape = _dtype_of(t.element_type), tuple(t.get_shape())
+                dtype, shape = storage_dtype(t.element_type), tuple(t.get_shape())
                 if value.dtype != dtype:
                     raise KernelArgumentError(
                         f"{where}: expected dtype {dtype} for {t}, got {value.dtype}"

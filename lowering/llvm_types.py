@@ -9,7 +9,7 @@ The one type conversion of convert-to-llvm (`lower_type`):
 | `bf16` | `f32` | a bf16 value is an f32 rounded to bf16 after every op (`round_to_bf16`) |
 | `memref<...xT>` | `!llvm.ptr` | bare pointer to the first element; the static shape gives the strides |
 
-In memory (`storage_type`) an `i1` element is one byte (numpy's bool) and a `bf16` element is a
+In memory (`storage_type`, numpy dtype `storage_dtype`) an `i1` element is one byte (numpy's bool) and a `bf16` element is a
 float32 holding a bf16 value, as the interpreter and the runtime store them (docs/decisions.md,
 "Code generation").
 """
@@ -20,6 +20,7 @@ import ctypes
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -41,6 +42,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Operation, SSAValue
+
+from xdsl_multi.dialects.element_types import is_bf16
 
 FAST_MATH = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
 """Flags on every float add, sub, mul, div and neg: reassociation lets LLVM vectorize float
@@ -66,20 +69,30 @@ def storage_type(element: Attribute) -> Attribute:
     return lower_type(element)
 
 
-def is_bf16(t: Attribute) -> bool:
-    return isinstance(t, BFloat16Type)
+_INT_DTYPES = {
+    1: np.dtype(np.bool_),
+    8: np.dtype(np.int8),
+    16: np.dtype(np.int16),
+    32: np.dtype(np.int32),
+    64: np.dtype(np.int64),
+}
 
 
-def is_float(t: Attribute) -> bool:
-    return isinstance(t, AnyFloat)
-
-
-def int_width(t: Attribute) -> int:
-    """The bit width of an integer or index type (index is 64 bits)."""
-    if isinstance(t, IndexType):
-        return 64
-    assert isinstance(t, IntegerType), t
-    return t.width.data
+def storage_dtype(element: Attribute) -> np.dtype:
+    """The numpy dtype of one element in memory, for the JIT, the runtime and the interpreter
+    alike: `i1` is numpy bool (a byte), `index` int64, bf16 float32 (holding a bf16 value).
+    Raises ValueError for an element type no numpy array holds."""
+    if isinstance(element, Float32Type | BFloat16Type):
+        return np.dtype(np.float32)
+    if isinstance(element, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(element, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(element, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(element, IntegerType) and element.width.data in _INT_DTYPES:
+        return _INT_DTYPES[element.width.data]
+    raise ValueError(f"no numpy dtype for {element}")
 
 
 def float_suffix(t: Attribute) -> str:

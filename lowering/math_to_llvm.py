@@ -18,6 +18,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import SymbolTable
 
+from xdsl_multi.dialects.element_types import bit_width
 from xdsl_multi.lowering.llvm_types import (
     FAST_MATH,
     OpList,
@@ -25,7 +26,6 @@ from xdsl_multi.lowering.llvm_types import (
     finish_float,
     float_suffix,
     icmp,
-    int_width,
     intrinsic,
     lower_type,
     type_suffix,
@@ -184,7 +184,7 @@ class IpowiToLLVM(RewritePattern):
             return
         a, e = op.operands
         t = lower_type(op.results[0].type)
-        width = int_width(t)
+        width = bit_width(t)
         b = OpList()
         zero, one = b.const(0, t), b.const(1, t)
         negative = b.add(icmp(e, zero, "slt"))

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.traits import SymbolTable
 
+from xdsl_multi.dialects.element_types import is_bf16
 from xdsl_multi.dialects.multi import KERNEL_OF_ATTR, OnAttr, ShardAttr, placement_of, shard_bounds
 from xdsl_multi.runtime.values import (
     Buffer,
@@ -31,7 +32,6 @@ from xdsl_multi.runtime.values import (
     OnValue,
     Value,
     dtype_of,
-    is_bf16,
     op_error,
     op_label,
     round_bf16,

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
+from xdsl_multi.dialects.element_types import bit_width, is_bf16
 from xdsl_multi.runtime import numerics as nx
 from xdsl_multi.runtime.machine import Handler, Machine
 from xdsl_multi.runtime.values import (
@@ -32,8 +33,6 @@ from xdsl_multi.runtime.values import (
     Value,
     and_masks,
     dtype_of,
-    int_width,
-    is_bf16,
     op_error,
     scalar_of,
 )
@@ -73,11 +72,11 @@ def elementwise(fn: ArrayFn) -> Handler:
 
 
 def _width(op: Operation, i: int = 0) -> int:
-    return int_width(op.operands[i].type)
+    return bit_width(op.operands[i].type)
 
 
 def _result_width(op: Operation) -> int:
-    return int_width(op.results[0].type)
+    return bit_width(op.results[0].type)
 
 
 def _float_binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Handler:

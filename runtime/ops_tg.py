@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
 from xdsl.ir import Operation
 
 from xdsl_multi.dialects import tg
+from xdsl_multi.dialects.element_types import is_float
 from xdsl_multi.runtime import numerics as nx
 from xdsl_multi.runtime.machine import Handler, Machine
 from xdsl_multi.runtime.ops_arith import elementwise, pack, parts
@@ -22,7 +23,6 @@ from xdsl_multi.runtime.values import (
     Value,
     and_masks,
     dtype_of,
-    is_float_type,
     op_error,
     scalar_of,
     store,
@@ -154,7 +154,7 @@ def _cmp(op: Operation, d: list[np.ndarray]) -> np.ndarray:
 def _cast(op: Operation, d: list[np.ndarray]) -> np.ndarray:
     src = op.operands[0].type
     width = dtype_of(src).itemsize * 8
-    return nx.c_cast(d[0], is_float_type(src), width, dtype_of(op.results[0].type))
+    return nx.c_cast(d[0], is_float(src), width, dtype_of(op.results[0].type))
 
 
 def where(m: Machine, op: Operation, args: list[Value]) -> list[Value]:

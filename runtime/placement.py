@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from xdsl_multi.dialects.element_types import element_type_of, is_bf16
 from xdsl_multi.dialects.multi import (
     DEVICES_ATTR,
     SIGNATURE_ATTR,
@@ -38,8 +39,6 @@ from xdsl_multi.dialects.multi import (
 from xdsl_multi.runtime.values import (
     InterpreterError,
     dtype_of,
-    element_type_of,
-    is_bf16,
     round_bf16,
 )
 

@@ -23,17 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    BFloat16Type,
     FileLineColLoc,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    MemRefType,
-    TensorType,
 )
 from xdsl.ir import Attribute, Operation
+
+from xdsl_multi.dialects.element_types import element_type_of, is_bf16
+from xdsl_multi.lowering.llvm_types import storage_dtype
 
 
 class InterpreterError(Exception):
@@ -130,13 +125,6 @@ def and_masks(*masks: np.ndarray | None) -> np.ndarray | None:
 # ---------------------------------------------------------------------------------------------
 
 
-_INT_DTYPES = {
-    1: np.dtype(np.bool_),
-    8: np.dtype(np.int8),
-    16: np.dtype(np.int16),
-    32: np.dtype(np.int32),
-    64: np.dtype(np.int64),
-}
 _UINT_DTYPES = {
     8: np.dtype(np.uint8),
     16: np.dtype(np.uint16),
@@ -145,42 +133,13 @@ _UINT_DTYPES = {
 }
 
 
-def element_type_of(t: Attribute) -> Attribute:
-    """The element type of a tensor or memref type, or the type itself for a scalar type."""
-    return t.element_type if isinstance(t, TensorType | MemRefType) else t
-
-
 def dtype_of(t: Attribute) -> np.dtype:
-    """The numpy dtype holding values of element (or tensor) type `t`."""
-    t = element_type_of(t)
-    if isinstance(t, Float32Type | BFloat16Type):
-        return np.dtype(np.float32)
-    if isinstance(t, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(t, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(t, IntegerType) and t.width.data in _INT_DTYPES:
-        return _INT_DTYPES[t.width.data]
-    raise InterpreterError(f"element type {t} is not supported by the interpreter")
-
-
-def is_float_type(t: Attribute) -> bool:
-    return isinstance(element_type_of(t), Float16Type | Float32Type | Float64Type | BFloat16Type)
-
-
-def is_bf16(t: Attribute) -> bool:
-    return isinstance(element_type_of(t), BFloat16Type)
-
-
-def int_width(t: Attribute) -> int:
-    """Bit width of an integer or index element type (index is 64 bits)."""
-    t = element_type_of(t)
-    if isinstance(t, IndexType):
-        return 64
-    assert isinstance(t, IntegerType), t
-    return t.width.data
+    """The numpy dtype holding values of element (or tensor) type `t` (lowering's
+    `storage_dtype`)."""
+    try:
+        return storage_dtype(element_type_of(t))
+    except ValueError:
+        raise InterpreterError(f"element type {t} is not supported by the interpreter") from None
 
 
 def unsigned_dtype(width: int) -> np.dtype:

@@ -27,24 +27,20 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx
+from xdsl_multi.dialects.element_types import trunc_div, trunc_rem
 
 Scalar = int | bool
-
-
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
 
 
 _BINARY: dict[type[Operation], Callable[[int, int], int]] = {
     arith.AddiOp: lambda a, b: a + b,
     arith.SubiOp: lambda a, b: a - b,
     arith.MuliOp: lambda a, b: a * b,
-    arith.DivSIOp: _trunc_div,
+    arith.DivSIOp: trunc_div,
     arith.DivUIOp: lambda a, b: a // b,
     arith.FloorDivSIOp: lambda a, b: a // b,
     arith.CeilDivSIOp: lambda a, b: -((-a) // b),
-    arith.RemSIOp: lambda a, b: a - _trunc_div(a, b) * b,
+    arith.RemSIOp: trunc_rem,
     arith.RemUIOp: lambda a, b: a % b,
     arith.MinSIOp: min,
     arith.MaxSIOp: max,

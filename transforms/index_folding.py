@@ -27,10 +27,10 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from xdsl_multi.dialects import devidx
+from xdsl_multi.dialects.element_types import bit_width, trunc_div, trunc_rem
 from xdsl_multi.transforms.value_facts import (
     OpTypes,
     Range,
-    bit_width,
     constant_like,
     index_range,
     int_constant,
@@ -42,15 +42,6 @@ def _is_scalar_int(value: SSAValue) -> bool:
     return isinstance(value.type, IntegerType | IndexType)
 
 
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
-def _remsi(a: int, b: int) -> int:
-    return a - _trunc_div(a, b) * b
-
-
 def _no_div_by_zero(f: Callable[[int, int], int]) -> Callable[[int, int], int | None]:
     return lambda a, b: None if b == 0 else f(a, b)
 
@@ -59,8 +50,8 @@ _BINARY: dict[type[Operation], Callable[[int, int], int | None]] = {
     arith.AddiOp: lambda a, b: a + b,
     arith.SubiOp: lambda a, b: a - b,
     arith.MuliOp: lambda a, b: a * b,
-    arith.DivSIOp: _no_div_by_zero(_trunc_div),
-    arith.RemSIOp: _no_div_by_zero(_remsi),
+    arith.DivSIOp: _no_div_by_zero(trunc_div),
+    arith.RemSIOp: _no_div_by_zero(trunc_rem),
     arith.FloorDivSIOp: _no_div_by_zero(lambda a, b: a // b),
     arith.MinSIOp: min,
     arith.MaxSIOp: max,
@@ -197,9 +188,9 @@ class RemOfValueInOneBlock(RewritePattern):
             return
         m = abs(m)
         r = index_range(op.lhs, self.num_devices)
-        if r.lo is None or r.hi is None or _trunc_div(r.lo, m) != _trunc_div(r.hi, m):
+        if r.lo is None or r.hi is None or trunc_div(r.lo, m) != trunc_div(r.hi, m):
             return
-        q = _trunc_div(r.lo, m)
+        q = trunc_div(r.lo, m)
         if q == 0:
             rewriter.replace(op, [], [op.lhs])
             return
@@ -227,7 +218,7 @@ class DivOfValueInOneBlock(RewritePattern):
         r = index_range(op.lhs, self.num_devices)
         if r.lo is None or r.hi is None:
             return
-        div = _trunc_div if isinstance(op, arith.DivSIOp) else (lambda x, y: x // y)
+        div = trunc_div if isinstance(op, arith.DivSIOp) else (lambda x, y: x // y)
         if div(r.lo, m) == div(r.hi, m):
             rewriter.replace(op, constant_like(op.result.type, div(r.lo, m)))
 

@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from xdsl_multi.dialects.element_types import bit_width, is_bool, is_float
 from xdsl_multi.transforms import index_maps as im
 from xdsl_multi.transforms.index_maps import InBounds, Index, Ix, Var
 
@@ -334,22 +335,6 @@ def walk(roots: Iterable[SNode]) -> list[SNode]:
 # --------------------------------------------------------------------------------------------
 
 
-def is_float(t: Attribute) -> bool:
-    return isinstance(t, AnyFloat)
-
-
-def is_bool(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.width.data == 1
-
-
-def width(t: Attribute) -> int:
-    if isinstance(t, IntegerType):
-        return t.width.data
-    if isinstance(t, IndexType):
-        return 64
-    return t.bitwidth  # type: ignore[attr-defined]
-
-
 def zero_of(t: Attribute) -> Any:
     return 0.0 if is_float(t) else (False if is_bool(t) else 0)
 
@@ -368,7 +353,7 @@ def reduce_combine(kind: str, t: Attribute) -> tuple[type[Operation], Any]:
         )
     if is_bool(t):
         return {"add": arith.XOrIOp, "mul": arith.AndIOp, "max": arith.OrIOp}[kind], kind == "mul"
-    w = width(t)
+    w = bit_width(t)
     return (
         {"add": arith.AddiOp, "mul": arith.MuliOp, "max": arith.MaxSIOp}[kind],
         {"add": 0, "mul": 1, "max": -(2 ** (w - 1))}[kind],

@@ -15,13 +15,13 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
-    IntegerType,
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xdsl_multi.dialects import devidx, tg
+from xdsl_multi.dialects.element_types import is_bool, is_float
 from xdsl_multi.dialects.multi import local_length
 from xdsl_multi.transforms.value_facts import may_hold_invalid
 
@@ -31,14 +31,6 @@ Index = int | SSAValue
 def plain(t: TensorType, shape: Sequence[int] | None = None) -> TensorType:
     """`t` without its encoding (optionally with another shape)."""
     return TensorType(t.element_type, t.get_shape() if shape is None else shape)
-
-
-def is_float(t: Attribute) -> bool:
-    return not isinstance(t, IntegerType | IndexType)
-
-
-def is_bool(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.width.data == 1
 
 
 def splat(t: TensorType, value: float) -> DenseIntOrFPElementsAttr:

@@ -35,6 +35,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx, tg
+from xdsl_multi.dialects.element_types import bit_width, is_bool, is_float
 from xdsl_multi.transforms import index_maps as im
 from xdsl_multi.transforms.device_scalars import DeviceScalars
 from xdsl_multi.transforms.index_maps import InBounds, Index, Var
@@ -45,10 +46,7 @@ from xdsl_multi.transforms.scalar_graph import (
     SNode,
     Valid,
     accumulator_type,
-    is_bool,
-    is_float,
     reduce_combine,
-    width,
     zero_of,
 )
 from xdsl_multi.transforms.value_facts import int_constant
@@ -484,18 +482,18 @@ class TensorEvaluator:
             return g.cmpf("une", x, zero) if is_float(src) else g.cmpi("ne", x, zero)
         if is_float(dst):
             if is_float(src):
-                if width(src) == width(dst):  # f16 <-> bf16 through f32
+                if bit_width(src) == bit_width(dst):  # f16 <-> bf16 through f32
                     return g.op(arith.TruncFOp, [g.op(arith.ExtFOp, [x], f32)], dst)
-                cls = arith.ExtFOp if width(src) < width(dst) else arith.TruncFOp
+                cls = arith.ExtFOp if bit_width(src) < bit_width(dst) else arith.TruncFOp
                 return g.op(cls, [x], dst)
             return g.op(arith.UIToFPOp if is_bool(src) else arith.SIToFPOp, [x], dst)
         if is_float(src):
             return g.op(arith.FPToSIOp, [x], dst)
         if is_bool(src):
             return g.op(arith.ExtUIOp, [x], dst)
-        if width(src) == width(dst):
+        if bit_width(src) == bit_width(dst):
             return x
-        return g.op(arith.ExtSIOp if width(src) < width(dst) else arith.TruncIOp, [x], dst)
+        return g.op(arith.ExtSIOp if bit_width(src) < bit_width(dst) else arith.TruncIOp, [x], dst)
 
     # -- scalars of @main -----------------------------------------------------------------
 

@@ -33,13 +33,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xdsl_multi.dialects import devidx, tg
+from xdsl_multi.dialects.element_types import bit_width, is_float, trunc_div
 
 OpTypes = tuple[type[Operation], ...] | Callable[[type[Operation]], bool]
 """A pattern's `op_types`: the op classes it can act on, or a test of the class. The applier of
 devidx-simplify (devidx_simplify.py) tries a pattern only on ops it may act on."""
 
-INDEX_BITS = 64
-"""`index` is folded as a 64-bit signed integer."""
 
 _RANGE_DEPTH = 12
 """How far `index_range` follows operands; deeper expressions are treated as unknown."""
@@ -175,24 +174,6 @@ class AttrCache:
         return found
 
 
-def is_float_type(t: Attribute) -> bool:
-    element = t.element_type if isinstance(t, TensorType) else t
-    return isinstance(element, AnyFloat)
-
-
-def is_int_type(t: Attribute) -> bool:
-    element = t.element_type if isinstance(t, TensorType) else t
-    return isinstance(element, IntegerType | IndexType)
-
-
-def bit_width(t: Attribute) -> int:
-    """The width of an integer or index type (or of a tensor's integer element type)."""
-    element = t.element_type if isinstance(t, TensorType) else t
-    if isinstance(element, IntegerType):
-        return element.width.data
-    return INDEX_BITS
-
-
 def wrap_signed(v: int, width: int) -> int:
     """Two's complement wrap-around of `v` to a signed `width`-bit value (i1: 0 or -1 -> 0/1)."""
     if width == 1:
@@ -226,7 +207,7 @@ def reduce_identity(kind: str, t: Attribute) -> int | float:
     if kind == "mul":
         return 1
     assert kind == "max", kind
-    if is_float_type(t):
+    if is_float(t):
         return float("-inf")
     width = bit_width(t)
     return 0 if width == 1 else -(1 << (width - 1))
@@ -275,11 +256,6 @@ def _add(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else a + b
 
 
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
 def index_range(value: SSAValue, num_devices: int | None, depth: int = _RANGE_DEPTH) -> Range:
     """The interval of an integer/index value: constants, d in [0, N), and + - * / mod min max
     select of those. Anything else (block arguments, loads, ...) is unbounded.
@@ -318,7 +294,7 @@ def index_range(value: SSAValue, num_devices: int | None, depth: int = _RANGE_DE
         a = rng(op.lhs)
         if m is None or m <= 0:
             return UNKNOWN
-        div = _trunc_div if isinstance(op, arith.DivSIOp) else (lambda x, y: x // y)
+        div = trunc_div if isinstance(op, arith.DivSIOp) else (lambda x, y: x // y)
         return Range(
             None if a.lo is None else div(a.lo, m), None if a.hi is None else div(a.hi, m)
         )
@@ -328,8 +304,8 @@ def index_range(value: SSAValue, num_devices: int | None, depth: int = _RANGE_DE
         if m is None or m == 0:
             return UNKNOWN
         m = abs(m)
-        if a.lo is not None and a.hi is not None and _trunc_div(a.lo, m) == _trunc_div(a.hi, m):
-            q = _trunc_div(a.lo, m)
+        if a.lo is not None and a.hi is not None and trunc_div(a.lo, m) == trunc_div(a.hi, m):
+            q = trunc_div(a.lo, m)
             return Range(a.lo - q * m, a.hi - q * m)
         if a.lo is not None and a.lo >= 0:
             return Range(0, m - 1)
@@ -407,14 +383,11 @@ __all__ = [
     "AttrCache",
     "OpTypes",
     "Range",
-    "bit_width",
     "constant_like",
     "constant_value",
     "index_range",
     "int_constant",
     "invalid_arm",
-    "is_float_type",
-    "is_int_type",
     "is_invalid",
     "may_hold_invalid",
     "num_devices_of",

@@ -1004,8 +1004,9 @@ def program_inputs(module: Any, seed: int) -> list[np.ndarray]:
     """Bounded logical inputs for a module's @main: floats uniform in [-1, 1] (bf16 rounded as
     the interpreter stores it), integers in [-3, 3], i1 random (shapes and dtypes from the
     interpreter's `random_inputs`)."""
+    from xdsl_multi.dialects.element_types import is_bf16
     from xdsl_multi.runtime.interpreter import logical_signature, random_inputs
-    from xdsl_multi.runtime.values import is_bf16, round_bf16
+    from xdsl_multi.runtime.values import round_bf16
 
     rng = np.random.default_rng(seed)
     signature = logical_signature(module, "main")
