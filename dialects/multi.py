@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
     DictionaryAttr,
+    FunctionType,
     IntAttr,
     IntegerAttr,
     ModuleOp,
@@ -30,6 +31,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import (
     Attribute,
     Block,
@@ -635,7 +637,7 @@ class PlacementError(VerifyException):
         self.arg = arg
 
 
-def module_devices(module: Operation) -> tuple[str, ...] | None:
+def listed_devices(module: Operation) -> tuple[str, ...] | None:
     """The names listed by `module`'s `multi.devices`, None without the attribute; raises
     PlacementError when it is not a non-empty list of distinct strings."""
     attr = module.attributes.get(DEVICES_ATTR)
@@ -657,6 +659,34 @@ def module_devices(module: Operation) -> tuple[str, ...] | None:
             )
         names.append(a.data)
     return tuple(names)
+
+
+def _names_in(t: Attribute, out: list[str]) -> None:
+    enc = placement_of(t)
+    if enc is not None:
+        out.extend(n for n in enc.device_names if n not in out)
+
+
+def program_devices(module: Operation) -> list[str]:
+    """The program's ordered device set (SPEC §1), whose position is the device number d: the
+    names `multi.devices` lists (`listed_devices`), else the device names in order of first
+    appearance (the `multi.signature` attribute, then function signatures and op result types
+    in textual order). Raises PlacementError when `multi.devices` is malformed."""
+    listed = listed_devices(module)
+    if listed is not None:
+        return list(listed)
+    names: list[str] = []
+    sig = module.attributes.get(SIGNATURE_ATTR)
+    if isinstance(sig, FunctionType):
+        for t in (*sig.inputs, *sig.outputs):
+            _names_in(t, names)
+    for op in module.walk():
+        if isinstance(op, FuncOp):
+            for t in (*op.function_type.inputs, *op.function_type.outputs):
+                _names_in(t, names)
+        for r in op.results:
+            _names_in(r.type, names)
+    return names
 
 
 def _placement_problem(attr: Attribute, listed: tuple[str, ...] | None, ok: set[int]) -> str | None:
@@ -733,7 +763,7 @@ def verify_module_devices(module: Operation) -> None:
         if block is not None:
             _check_block_args(op, title, block, listed, ok)
             continue
-        if isinstance(op, ModuleOp) and (names := module_devices(op)) is not None:
+        if isinstance(op, ModuleOp) and (names := listed_devices(op)) is not None:
             listed = names
             ok = fine.setdefault(listed, set())
         for i, r in enumerate(op.results):

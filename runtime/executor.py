@@ -36,7 +36,7 @@ import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 
-from xdsl_multi.dialects.multi import placement_of
+from xdsl_multi.dialects.multi import placement_of, program_devices
 from xdsl_multi.runtime.buffers import DeviceMemory, aligned_copy
 from xdsl_multi.runtime.interpreter import (
     argument_names,
@@ -49,7 +49,6 @@ from xdsl_multi.runtime.placement import (
     from_local_parts,
     local_part,
     prepare_inputs,
-    program_devices,
 )
 from xdsl_multi.runtime.schedule import (
     Alloc,

@@ -35,7 +35,13 @@ from xdsl.ir import Attribute
 from xdsl.traits import SymbolTable
 
 from xdsl_multi.dialects.devidx import DEVICE_ATTR, Devidx
-from xdsl_multi.dialects.multi import OnAttr, placement_of
+from xdsl_multi.dialects.multi import (
+    DEVICES_ATTR,
+    SIGNATURE_ATTR,
+    OnAttr,
+    placement_of,
+    program_devices,
+)
 from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, Run, no_requests
 from xdsl_multi.runtime.ops_arith import ARITH_HANDLERS, ARITH_MATH_COMPUTING, MATH_HANDLERS
 from xdsl_multi.runtime.ops_control import CONTROL_HANDLERS
@@ -43,13 +49,10 @@ from xdsl_multi.runtime.ops_devidx import DEVIDX_CONTROL, DEVIDX_HANDLERS
 from xdsl_multi.runtime.ops_multi import MULTI_HANDLERS
 from xdsl_multi.runtime.ops_tg import TG_COMPUTING, TG_HANDLERS
 from xdsl_multi.runtime.placement import (
-    DEVICES_ATTR,
-    SIGNATURE_ATTR,
     check_devices_known,
     from_local_parts,
     local_part,
     prepare_inputs,
-    program_devices,
     random_inputs,
 )
 from xdsl_multi.runtime.schedulers import run_lockstep, run_message_passing

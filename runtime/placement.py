@@ -15,21 +15,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     FunctionType,
     IndexType,
-    ModuleOp,
-    StringAttr,
     TensorType,
 )
 from xdsl.ir import Attribute
 
 from xdsl_multi.dialects.element_types import element_type_of, is_bf16
 from xdsl_multi.dialects.multi import (
-    DEVICES_ATTR,
-    SIGNATURE_ATTR,
     OnAttr,
     ShardAttr,
     local_length,
@@ -45,35 +39,6 @@ from xdsl_multi.runtime.values import (
 # ---------------------------------------------------------------------------------------------
 # Devices
 # ---------------------------------------------------------------------------------------------
-
-
-def _names_in(t: Attribute, out: list[str]) -> None:
-    enc = placement_of(t)
-    if enc is not None:
-        out.extend(n for n in enc.device_names if n not in out)
-
-
-def program_devices(module: ModuleOp) -> list[str]:
-    """The ordered device set (SPEC §1): `multi.devices` if the module has it, else the device
-    names in order of first appearance (the `multi.signature` attribute, then function
-    signatures and op result types in textual order)."""
-    attr = module.attributes.get(DEVICES_ATTR)
-    if attr is not None:
-        if not isinstance(attr, ArrayAttr) or not all(isinstance(a, StringAttr) for a in attr):
-            raise InterpreterError(f"module attribute {DEVICES_ATTR} must be a list of strings")
-        return [a.data for a in attr]  # type: ignore[union-attr]
-    names: list[str] = []
-    sig = module.attributes.get(SIGNATURE_ATTR)
-    if isinstance(sig, FunctionType):
-        for t in (*sig.inputs, *sig.outputs):
-            _names_in(t, names)
-    for op in module.walk():
-        if isinstance(op, func.FuncOp):
-            for t in (*op.function_type.inputs, *op.function_type.outputs):
-                _names_in(t, names)
-        for r in op.results:
-            _names_in(r.type, names)
-    return names
 
 
 def device_number(devices: Sequence[str], name: str) -> int:

@@ -15,7 +15,7 @@ from xdsl_multi.dialects.multi import (
     OnAttr,
     PlacementError,
     ShardAttr,
-    module_devices,
+    listed_devices,
     verify_module_devices,
 )
 
@@ -37,13 +37,13 @@ def _function(arg_type: TensorType) -> func.FuncOp:
 def test_listed_devices_pass() -> None:
     module = ModuleOp([_function(_on("B", "A"))], {"multi.devices": _devices("A", "B", "C")})
     verify_module_devices(module)
-    assert module_devices(module) == ("A", "B", "C")
+    assert listed_devices(module) == ("A", "B", "C")
 
 
 def test_without_the_attribute_any_device_goes() -> None:
     module = ModuleOp([_function(_on("anything"))])
     verify_module_devices(module)
-    assert module_devices(module) is None
+    assert listed_devices(module) is None
 
 
 def test_unlisted_device_of_an_argument_names_the_argument() -> None:

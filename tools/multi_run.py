@@ -29,7 +29,14 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute
 
 from xdsl_multi.dialects import make_context
-from xdsl_multi.dialects.multi import OnAttr, ShardAttr, local_length, placement_of, shard_bounds
+from xdsl_multi.dialects.multi import (
+    OnAttr,
+    ShardAttr,
+    local_length,
+    placement_of,
+    program_devices,
+    shard_bounds,
+)
 from xdsl_multi.runtime.executor import DEFAULT_RECV_TIMEOUT, ExecutionError, Program
 from xdsl_multi.runtime.interpreter import (
     InterpreterError,
@@ -40,7 +47,7 @@ from xdsl_multi.runtime.interpreter import (
     random_inputs,
     run_module,
 )
-from xdsl_multi.runtime.placement import prepare_input, program_devices
+from xdsl_multi.runtime.placement import prepare_input
 from xdsl_multi.runtime.schedule import ScheduleError
 from xdsl_multi.tools.diagnostics import (
     EXIT_ERROR,

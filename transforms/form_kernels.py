@@ -51,7 +51,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     IndexType,
     IntegerAttr,
     ModuleOp,
@@ -69,7 +68,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx
 from xdsl_multi.dialects.devidx import DEVICE_ATTR
-from xdsl_multi.dialects.multi import KERNEL_OF_ATTR, SIGNATURE_ATTR
+from xdsl_multi.dialects.multi import KERNEL_OF_ATTR, SIGNATURE_ATTR, listed_devices
 from xdsl_multi.transforms.device_scalars import DeviceScalars
 from xdsl_multi.transforms.kernel_analysis import Fusion, TilePolicy, analyze
 from xdsl_multi.transforms.kernel_codegen import KERNEL_ATTR, build_kernel, memref_type
@@ -281,13 +280,13 @@ def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None
             "form-kernels{spmd=true}: the module is already specialized per device (run it "
             "on the SPMD level: multi-to-devidx, devidx-simplify)"
         )
-    devices = top.attributes.get("multi.devices")
-    if not isinstance(devices, ArrayAttr) or not devices.data:
+    devices = listed_devices(top)
+    if not devices:
         raise PassFailedException(
             "form-kernels{spmd=true}: the module has no multi.devices (the SPMD level names "
             "its devices)"
         )
-    n = len(devices.data)
+    n = len(devices)
     main = _checked_main(top)
     if SIGNATURE_ATTR not in top.attributes:
         top.attributes[SIGNATURE_ATTR] = main.function_type

@@ -41,30 +41,18 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx, multi, tg
-from xdsl_multi.dialects.multi import CopyKind, OnAttr, ShardAttr, copy_kind, placement_of
+from xdsl_multi.dialects.multi import (
+    DEVICES_ATTR,
+    SIGNATURE_ATTR,
+    CopyKind,
+    OnAttr,
+    ShardAttr,
+    copy_kind,
+    placement_of,
+    program_devices,
+)
 from xdsl_multi.transforms.allreduce import AllreduceStrategy, lower_allreduce
 from xdsl_multi.transforms.spmd_builder import ShardGeometry, SpmdBuilder, plain
-
-
-def module_devices(module: ModuleOp) -> list[str]:
-    """The program's device list: `multi.devices`, else names in order of first appearance."""
-    attr = module.attributes.get("multi.devices")
-    if isinstance(attr, ArrayAttr):
-        return [a.data for a in attr.data if isinstance(a, StringAttr)]
-    seen: list[str] = []
-
-    def note(t: Attribute) -> None:
-        enc = placement_of(t)
-        if enc is not None:
-            seen.extend(n for n in enc.device_names if n not in seen)
-
-    for op in module.walk():
-        if isinstance(op, func.FuncOp):
-            for t in (*op.function_type.inputs.data, *op.function_type.outputs.data):
-                note(t)
-        for r in op.results:
-            note(r.type)
-    return seen
 
 
 def local_type(t: Attribute) -> Attribute:
@@ -429,7 +417,7 @@ class MultiToDevidx(ModulePass):
             raise PassFailedException(
                 f"multi-to-devidx: ring-threshold must be >= 0, found {self.ring_threshold}"
             )
-        devices = module_devices(op)
+        devices = program_devices(op)
         if not devices:
             devices = ["CPU:0"]
         for f in op.walk():
@@ -439,9 +427,9 @@ class MultiToDevidx(ModulePass):
             for r in f.results:
                 _check_known(f, r.type, devices)
         main = _find_main(op)
-        if "multi.signature" not in op.attributes and main is not None:
-            op.attributes["multi.signature"] = main.function_type
-        op.attributes["multi.devices"] = ArrayAttr(StringAttr(n) for n in devices)
+        if SIGNATURE_ATTR not in op.attributes and main is not None:
+            op.attributes[SIGNATURE_ATTR] = main.function_type
+        op.attributes[DEVICES_ATTR] = ArrayAttr(StringAttr(n) for n in devices)
         strategy = AllreduceStrategy(self.allreduce, self.ring_threshold)
         for f in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if f.is_declaration:

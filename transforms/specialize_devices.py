@@ -59,7 +59,6 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     FileLineColLoc,
     IntegerAttr,
     ModuleOp,
@@ -73,6 +72,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.devidx import DEVICE_ATTR
+from xdsl_multi.dialects.multi import listed_devices
 from xdsl_multi.transforms.devidx_simplify import simplify
 from xdsl_multi.transforms.invalid_windows import narrow_messages
 from xdsl_multi.transforms.value_facts import AttrCache, constant_like, int_constant
@@ -242,8 +242,8 @@ class SpecializeDevices(ModulePass):
 
     @staticmethod
     def _num_devices(op: ModuleOp) -> int:
-        devices = op.attributes.get("multi.devices")
-        if not isinstance(devices, ArrayAttr) or not devices.data:
+        devices = listed_devices(op)
+        if not devices:
             raise PassFailedException(
                 "specialize-devices: the module needs a non-empty `multi.devices` attribute "
                 "(the SPMD form of docs/spmd-form.md)"
@@ -254,7 +254,7 @@ class SpecializeDevices(ModulePass):
                     "specialize-devices: the module is already specialized "
                     f"(it holds a module with `{DEVICE_ATTR}`)"
                 )
-        return len(devices.data)
+        return len(devices)
 
 
 def _take_ops(module: ModuleOp) -> list[Operation]:

@@ -34,6 +34,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.element_types import bit_width, is_float, trunc_div
+from xdsl_multi.dialects.multi import listed_devices
 
 OpTypes = tuple[type[Operation], ...] | Callable[[type[Operation]], bool]
 """A pattern's `op_types`: the op classes it can act on, or a test of the class. The applier of
@@ -243,11 +244,8 @@ def num_devices_of(module: Operation) -> int | None:
     """N = length of the nearest enclosing (or own) `multi.devices` attribute, if any."""
     op: Operation | None = module
     while op is not None:
-        if isinstance(op, ModuleOp) and "multi.devices" in op.attributes:
-            devices = op.attributes["multi.devices"]
-            data = getattr(devices, "data", None)
-            if isinstance(data, tuple):
-                return len(data)
+        if isinstance(op, ModuleOp) and (devices := listed_devices(op)) is not None:
+            return len(devices)
         op = op.parent_op()
     return None
 

@@ -38,7 +38,7 @@ def lowered(text: str, mode: str = "specialized") -> ModuleOp:
 
 
 def device_count(text: str) -> int:
-    from xdsl_multi.runtime.placement import program_devices
+    from xdsl_multi.dialects.multi import program_devices
 
     return max(len(program_devices(parse(text))), 1)
 
