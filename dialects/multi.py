@@ -625,6 +625,14 @@ KERNEL_OF_ATTR = "multi.kernel_of"
 LLVM_NAME_ATTR = "multi.llvm_kernel"
 """On the `func.func` declaration convert-to-llvm leaves for the host's calls: the name of the
 `llvm.func` that runs it."""
+KERNEL_DEVICE_ATTR = "multi.device"
+"""The device number of a kernel, on the kernel (its module carries it as `devidx.device`) and
+on the `llvm.func` convert-to-llvm makes of it."""
+KERNEL_TYPE_ATTR = "multi.kernel_type"
+"""The kernel-level function type, kept on the `llvm.func` (the JIT checks arguments by it)."""
+LLVM_IR_ATTR = "multi.llvm_ir"
+"""On a top module: the LLVM IR text of all its kernels, as `translate_kernels` made it. The
+`llvm.func` bodies of such a module are stand-ins (compile_cache.py), never translated."""
 
 
 class PlacementError(VerifyException):

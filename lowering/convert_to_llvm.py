@@ -39,14 +39,16 @@ from xdsl.traits import SymbolTable
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from xdsl.utils.exceptions import PassFailedException
 
-from xdsl_multi.dialects.devidx import DEVICE_ATTR as DEVICE_MODULE_ATTR
-from xdsl_multi.dialects.multi import KERNEL_OF_ATTR
+from xdsl_multi.dialects.devidx import DEVICE_ATTR
+from xdsl_multi.dialects.multi import (
+    KERNEL_ATTR,
+    KERNEL_DEVICE_ATTR,
+    KERNEL_OF_ATTR,
+    LLVM_NAME_ATTR,
+)
 from xdsl_multi.lowering.arith_to_llvm import ARITH_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.func_to_llvm import (
-    DEVICE_ATTR,
     FUNC_TO_LLVM_PATTERNS,
-    KERNEL_ATTR,
-    LLVM_NAME_ATTR,
     kernel_declaration,
     kernel_to_llvm_func,
     llvm_kernel_name,
@@ -64,7 +66,7 @@ def find_kernels(module: ModuleOp) -> Iterator[tuple[func.FuncOp, int | None]]:
             if not _is_shared_declaration(op):
                 yield op, _device_of(op, None)
         elif isinstance(op, ModuleOp):
-            device = _device_of(op, None, DEVICE_MODULE_ATTR)
+            device = _device_of(op, None, DEVICE_ATTR)
             for inner in list(op.ops):
                 if (
                     isinstance(inner, func.FuncOp)
@@ -91,7 +93,7 @@ def name_shared_declarations(module: ModuleOp) -> None:
             op.attributes[LLVM_NAME_ATTR] = StringAttr(llvm_kernel_name(op, owner.value.data))
 
 
-def _device_of(op: Operation, default: int | None, attr: str = DEVICE_ATTR) -> int | None:
+def _device_of(op: Operation, default: int | None, attr: str = KERNEL_DEVICE_ATTR) -> int | None:
     value = op.attributes.get(attr)
     if isinstance(value, IntegerAttr):
         return value.value.data
@@ -158,7 +160,7 @@ def lower_kernel(
         llvm_func = twin.clone()
         llvm_func.sym_name = StringAttr(name)
         if device is not None:
-            llvm_func.attributes[DEVICE_ATTR] = IntegerAttr(device, i64)
+            llvm_func.attributes[KERNEL_DEVICE_ATTR] = IntegerAttr(device, i64)
         module = kernel.parent_op()
         assert isinstance(module, ModuleOp)
         _declare_callees(llvm_func, twin, module)

@@ -27,13 +27,13 @@ from xdsl.ir import Attribute, Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import Rewriter
 
-from xdsl_multi.dialects.multi import KERNEL_ATTR, LLVM_NAME_ATTR
+from xdsl_multi.dialects.multi import (
+    KERNEL_ATTR,
+    KERNEL_DEVICE_ATTR,
+    KERNEL_TYPE_ATTR,
+    LLVM_NAME_ATTR,
+)
 from xdsl_multi.lowering.llvm_types import lower_type
-
-DEVICE_ATTR = "multi.device"
-"""The device number of a kernel, on the kernel or (as `devidx.device`) on its module."""
-KERNEL_TYPE_ATTR = "multi.kernel_type"
-"""The kernel-level function type, kept on the `llvm.func`."""
 
 
 class BranchToLLVM(RewritePattern):
@@ -83,7 +83,7 @@ def kernel_to_llvm_func(kernel: func.FuncOp, name: str, device: int | None) -> l
     inputs = [lower_type(t) for t in kernel.function_type.inputs.data]
     attributes = {KERNEL_ATTR: UnitAttr(), KERNEL_TYPE_ATTR: kernel.function_type}
     if device is not None:
-        attributes[DEVICE_ATTR] = IntegerAttr(device, i64)
+        attributes[KERNEL_DEVICE_ATTR] = IntegerAttr(device, i64)
     props: dict[str, Attribute | None] = {"arg_attrs": kernel_arg_attrs(kernel)}
     return llvm.FuncOp(
         name,
@@ -119,6 +119,6 @@ def kernel_declaration(kernel: func.FuncOp, llvm_name: str) -> func.FuncOp:
     )
     declaration.attributes[KERNEL_ATTR] = UnitAttr()
     declaration.attributes[LLVM_NAME_ATTR] = StringAttr(llvm_name)
-    if DEVICE_ATTR in kernel.attributes:
-        declaration.attributes[DEVICE_ATTR] = kernel.attributes[DEVICE_ATTR]
+    if KERNEL_DEVICE_ATTR in kernel.attributes:
+        declaration.attributes[KERNEL_DEVICE_ATTR] = kernel.attributes[KERNEL_DEVICE_ATTR]
     return declaration

@@ -43,8 +43,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from xdsl_multi.lowering.func_to_llvm import KERNEL_TYPE_ATTR
-from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR, kernels_llvm_ir, llvm_ops
+from xdsl_multi.dialects.multi import KERNEL_TYPE_ATTR, LLVM_IR_ATTR
+from xdsl_multi.lowering.llvm_target import kernels_llvm_ir, llvm_ops
 from xdsl_multi.lowering.llvm_types import LLVM_CTYPES, storage_dtype
 
 ALIGNMENT = 64

@@ -35,6 +35,8 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
+from xdsl_multi.dialects.multi import LLVM_IR_ATTR
+
 ValueMap = dict[SSAValue, ir.Value]
 
 _ARG_FLAGS = {
@@ -45,10 +47,6 @@ _ARG_FLAGS = {
     "llvm.writeonly": "writeonly",
 }
 
-
-LLVM_IR_ATTR = "multi.llvm_ir"
-"""On a top module: the LLVM IR text of all its kernels, as `translate_kernels` made it. The
-`llvm.func` bodies of such a module are stand-ins (compile_cache.py), never translated."""
 
 
 def kernels_llvm_ir(module: ModuleOp, *, triple: str | None = None) -> str:

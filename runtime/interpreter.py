@@ -37,6 +37,7 @@ from xdsl.traits import SymbolTable
 from xdsl_multi.dialects.devidx import DEVICE_ATTR, Devidx
 from xdsl_multi.dialects.multi import (
     DEVICES_ATTR,
+    KERNEL_ATTR,
     SIGNATURE_ATTR,
     OnAttr,
     placement_of,
@@ -112,7 +113,7 @@ def is_kernel_level(module: ModuleOp) -> bool:
     for mod in device_modules(module).values() or [module]:
         for op in mod.walk():
             if isinstance(op, func.FuncOp) and (
-                "multi.kernel" in op.attributes
+                KERNEL_ATTR in op.attributes
                 or any(
                     isinstance(t, MemRefType)
                     for t in (*op.function_type.inputs, *op.function_type.outputs)

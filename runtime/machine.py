@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.traits import SymbolTable
 
+from xdsl_multi.dialects.devidx import DEVICE_ATTR
 from xdsl_multi.dialects.element_types import is_bf16
 from xdsl_multi.dialects.multi import KERNEL_OF_ATTR, OnAttr, ShardAttr, placement_of, shard_bounds
 from xdsl_multi.runtime.values import (
@@ -150,7 +151,7 @@ def shared_kernel(declaration: func.FuncOp) -> func.FuncOp | None:
     if not isinstance(top, ModuleOp):
         return None
     for op in top.body.block.ops:
-        device = op.attributes.get("devidx.device")
+        device = op.attributes.get(DEVICE_ATTR)
         if (
             isinstance(op, ModuleOp)
             and isinstance(device, IntegerAttr)

@@ -510,7 +510,7 @@ def narrow_messages(top: Operation, attrs: AttrCache | None = None) -> bool:
     attrs = attrs or AttrCache()
     modules: dict[int, ModuleOp] = {}
     for op in top.walk():
-        attr = op.attributes.get("devidx.device")
+        attr = op.attributes.get(devidx.DEVICE_ATTR)
         if isinstance(op, ModuleOp) and isinstance(attr, IntegerAttr):
             modules[attr.value.data] = op
     recvs: dict[tuple[int, int, int], devidx.RecvOp] = {}
