@@ -53,7 +53,7 @@ from xdsl_multi.lowering.func_to_llvm import (
     kernel_to_llvm_func,
     llvm_kernel_name,
 )
-from xdsl_multi.lowering.llvm_types import lower_type
+from xdsl_multi.lowering.llvm_types import lower_type, same_body
 from xdsl_multi.lowering.math_to_llvm import MATH_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.memref_to_llvm import MEMREF_TO_LLVM_PATTERNS, AllocaToLLVM
 
@@ -205,7 +205,7 @@ class ConvertToLLVM(ModulePass):
         by_type: dict[Attribute, list[int]] = {}
         for k, (kernel, _) in enumerate(kernels):
             same = by_type.setdefault(kernel.function_type, [])
-            twin = next((j for j in same if same_body(kernels[j][0], kernel)), None)
+            twin = next((j for j in same if same_body(kernels[j][0].body, kernel.body)), None)
             if twin is None:
                 same.append(k)
             else:
@@ -218,43 +218,6 @@ class ConvertToLLVM(ModulePass):
             kernel, device = kernels[k]
             lowered[k] = lower_kernel(kernel, device, lowered[twin])
         name_shared_declarations(op)
-
-
-def same_body(a: func.FuncOp, b: func.FuncOp) -> bool:
-    """Whether two kernels have the same body: op by op the same names, properties,
-    attributes and result types, blocks with the same argument types, and values used the
-    same way (xDSL's `is_structurally_equivalent` does not compare result types, so two
-    `memref.alloca`s of different sizes would pass)."""
-    seen: dict[object, object] = {}
-    regions = [(a.body, b.body)]
-    while regions:
-        ra, rb = regions.pop()
-        if len(ra.blocks) != len(rb.blocks):
-            return False
-        for x, y in zip(ra.blocks, rb.blocks):
-            if [t.type for t in x.args] != [t.type for t in y.args]:
-                return False
-            seen[x] = y
-            seen.update(zip(x.args, y.args))
-        for x, y in zip(ra.blocks, rb.blocks):
-            ops_x, ops_y = list(x.ops), list(y.ops)
-            if len(ops_x) != len(ops_y):
-                return False
-            for o, p in zip(ops_x, ops_y):
-                if (
-                    o.name != p.name
-                    or o.properties != p.properties
-                    or o.attributes != p.attributes
-                    or [r.type for r in o.results] != [r.type for r in p.results]
-                    or len(o.operands) != len(p.operands)
-                    or len(o.regions) != len(p.regions)
-                    or any(seen.get(u) is not v for u, v in zip(o.operands, p.operands))
-                    or any(seen.get(u) is not v for u, v in zip(o.successors, p.successors))
-                ):
-                    return False
-                seen.update(zip(o.results, p.results))
-                regions.extend(zip(o.regions, p.regions))
-    return True
 
 
 def _declare_callees(llvm_func: llvm.FuncOp, twin: llvm.FuncOp, module: ModuleOp) -> None:

@@ -36,6 +36,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.target import Target
 
 from xdsl_multi.dialects.multi import LLVM_IR_ATTR
+from xdsl_multi.lowering.llvm_types import same_body
 
 ValueMap = dict[SSAValue, ir.Value]
 
@@ -142,50 +143,10 @@ def _translate(
 
 def same_translation(a: llvm.FuncOp, b: llvm.FuncOp) -> bool:
     """Whether two `llvm.func`s translate to the same LLVM IR but for their names: the same
-    signature, argument attributes and body (ops, types, properties, attributes, name hints
-    and the way values and blocks are used). False when unsure."""
+    signature, argument attributes and body, name hints included (`same_body`)."""
     if a.function_type != b.function_type or a.arg_attrs != b.arg_attrs:
         return False
-    blocks_a, blocks_b = list(a.body.blocks), list(b.body.blocks)
-    if len(blocks_a) != len(blocks_b):
-        return False
-    seen: dict[SSAValue | Block, SSAValue | Block] = {}
-    for x, y in zip(blocks_a, blocks_b):
-        if x.name_hint != y.name_hint or len(x.args) != len(y.args):
-            return False
-        seen[x] = y
-        for u, v in zip(x.args, y.args):
-            if u.type != v.type or u.name_hint != v.name_hint:
-                return False
-            seen[u] = v
-    for x, y in zip(blocks_a, blocks_b):
-        ops_x, ops_y = list(x.ops), list(y.ops)
-        if len(ops_x) != len(ops_y):
-            return False
-        for o, p in zip(ops_x, ops_y):
-            if not _same_op(o, p, seen):
-                return False
-    return True
-
-
-def _same_op(o: Operation, p: Operation, seen: dict[SSAValue | Block, SSAValue | Block]) -> bool:
-    if type(o) is not type(p) or o.regions or p.regions:
-        return False
-    if len(o.operands) != len(p.operands) or len(o.results) != len(p.results):
-        return False
-    if len(o.successors) != len(p.successors):
-        return False
-    if any(seen.get(u) is not v for u, v in zip(o.operands, p.operands)):
-        return False
-    if any(seen.get(u) is not v for u, v in zip(o.successors, p.successors)):
-        return False
-    if o.properties != p.properties or o.attributes != p.attributes:
-        return False
-    for u, v in zip(o.results, p.results):
-        if u.type != v.type or u.name_hint != v.name_hint:
-            return False
-        seen[u] = v
-    return True
+    return same_body(a.body, b.body, name_hints=True)
 
 
 def _is_declaration(op: llvm.FuncOp | llvm.GlobalOp) -> bool:

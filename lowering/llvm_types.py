@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.utils.fast_math import FastMathFlag
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xdsl_multi.dialects.element_types import is_bf16
 
@@ -210,3 +210,51 @@ LLVM_CTYPES: dict[str, Any] = {
 }
 """The ctypes of each LLVM parameter type a kernel may take (bare pointers for memrefs): how
 the JIT and the runtime call kernels."""
+
+
+def same_body(a: Region, b: Region, *, name_hints: bool = False) -> bool:
+    """Whether two kernel bodies are the same code, the one structural equality of kernels:
+    op by op the same name, properties, attributes and result types, blocks with the same
+    argument types, values and blocks used the same way, nested regions alike; with
+    `name_hints` also the same names of blocks and values (they show in LLVM IR text). xDSL's
+    `is_structurally_equivalent` does not compare result types, so two `memref.alloca`s of
+    different sizes would pass."""
+    seen: dict[SSAValue | Block, SSAValue | Block] = {}
+
+    def same_values(us: Sequence[SSAValue], vs: Sequence[SSAValue]) -> bool:
+        if len(us) != len(vs):
+            return False
+        for u, v in zip(us, vs):
+            if u.type != v.type or (name_hints and u.name_hint != v.name_hint):
+                return False
+            seen[u] = v
+        return True
+
+    regions = [(a, b)]
+    while regions:
+        ra, rb = regions.pop()
+        if len(ra.blocks) != len(rb.blocks):
+            return False
+        for x, y in zip(ra.blocks, rb.blocks):
+            if (name_hints and x.name_hint != y.name_hint) or not same_values(x.args, y.args):
+                return False
+            seen[x] = y
+        for x, y in zip(ra.blocks, rb.blocks):
+            ops_x, ops_y = list(x.ops), list(y.ops)
+            if len(ops_x) != len(ops_y):
+                return False
+            for o, p in zip(ops_x, ops_y):
+                if (
+                    o.name != p.name
+                    or o.properties != p.properties
+                    or o.attributes != p.attributes
+                    or len(o.operands) != len(p.operands)
+                    or len(o.successors) != len(p.successors)
+                    or len(o.regions) != len(p.regions)
+                    or any(seen.get(u) is not v for u, v in zip(o.operands, p.operands))
+                    or any(seen.get(u) is not v for u, v in zip(o.successors, p.successors))
+                    or not same_values(o.results, p.results)
+                ):
+                    return False
+                regions.extend(zip(o.regions, p.regions))
+    return True
