@@ -2,8 +2,8 @@
 
 Operands may be unplaced, placed on devices (`#multi.on`, each device's buffer is transformed
 independently) or sharded (`#multi.shard`); for sharded operands the verifier checks tinygrad's
-rules for the result's encoding (SPEC §3), implemented in `sharded_result_rule`-style helpers
-below, one per op.
+rules for the result's encoding (SPEC §3): each op's verifier computes the encoding it wants and
+checks it with `_check_result_encoding`.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ The rules, top to bottom (tinygrad's multi rewrite rules, then its symbolic migr
 | MULTI(x, axis) | `global(x)`: a pad with d-dependent bounds and Invalid fill, shrunk to L |
 | MSELECT(x, i) | `select(d == i, x, invalid)` |
 | MSTACK(s0..sn) | `index(stack(s0..sn), k(d))` |
-| COPY | fetches from the owners; the encodings decide which (see `_lower_copy`) |
+| COPY | fetches from the owners; the encodings decide which (see `_Lowering.lower_copy`) |
 | ALLREDUCE | naive, ring or all-to-all fetch schedules (see allreduce.py) |
 | elementwise / movement / reduce on placed values | the same op on the SPMD values |
 | reduce over the shard axis | local reduce of `clean(x)` + allreduce |

@@ -9,9 +9,10 @@
 - builders for constants of a given type (`constant_like`), dense attrs use the tensor's own
   element type.
 
-Shared by the pattern files of `devidx-simplify` (invalid_rules.py, index_folding.py,
-tensor_folding.py) and by `specialize-devices`.
-"""
+Shared by the pattern files of `devidx-simplify` (invalid_rules.py, invalid_windows.py,
+index_folding.py, algebra_folding.py, pad_shrink_folding.py), by `specialize-devices` and by
+form-kernels' helpers (spmd_builder.py, tensor_elements.py). Element types and integer division
+are dialects/element_types.py's."""
 
 from __future__ import annotations
 
