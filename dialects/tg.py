@@ -25,7 +25,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
+    BaseAttr,
     IRDLOperation,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -50,6 +52,7 @@ from xdsl_multi.dialects.multi import (
     shard_bounds,
 )
 from xdsl_multi.dialects.syntax import (
+    TypeOf,
     encoding_of,
     expect_tensor,
     int_list_text,
@@ -908,44 +911,19 @@ class WhereOp(IRDLOperation):
 
     name = "tg.where"
     cond = operand_def(TensorType)
-    true_value = operand_def(TensorType)
-    false_value = operand_def(TensorType)
-    result = result_def(TensorType)
+    true_value = operand_def(VarConstraint("V", BaseAttr(TensorType)))
+    false_value = operand_def(TypeOf("V", TensorType))
+    result = result_def(TypeOf("V", TensorType))
     traits = traits_def(NoMemoryEffect())
+
+    assembly_format = (
+        "$cond `,` $true_value `,` $false_value attr-dict `:` type($cond) `,` type($true_value)"
+    )
 
     def __init__(self, cond: SSAValue, true_value: SSAValue, false_value: SSAValue):
         super().__init__(
             operands=[cond, true_value, false_value], result_types=[true_value.type]
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> WhereOp:
-        c = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        t = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        f = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        c_t = parser.parse_type()
-        parser.parse_punctuation(",")
-        v_t = parser.parse_type()
-        op = cls(
-            parser.resolve_operand(c, c_t),
-            parser.resolve_operand(t, v_t),
-            parser.resolve_operand(f, v_t),
-        )
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list((self.cond, self.true_value, self.false_value), printer.print_operand)
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.cond.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         c = expect_tensor(self.name, "condition", self.cond.type)
