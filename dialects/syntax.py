@@ -6,7 +6,8 @@ Every op of these dialects reads ``<keyword-ish header> : <types>`` and most of 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from io import StringIO
 from typing import Generic, TypeVar
@@ -28,7 +29,6 @@ from xdsl.irdl import (
     BaseAttr,
     InferenceContext,
     IntConstraint,
-    VarConstraint,
     VerificationContext,
 )
 from xdsl.parser import Parser, UnresolvedOperand
@@ -277,23 +277,19 @@ def print_variadic(printer: Printer, op: Operation) -> None:
 
 @dataclass(frozen=True)
 class TypeOf(AttrConstraint):
-    """A type the declarative format infers from the `VarConstraint` named `name`, of base
-    `base`, without checking the two agree: the op's `verify_` does, so its message (what was
-    expected, what was found) stays the one the tests pin. `TypeOf.same_as` gives both halves.
+    """A type of base `base` that the declarative format infers from the `VarConstraint`
+    named `name` (on the value that gives the type) without checking that the two agree: the
+    op's `verify_` does, so its message (what was expected, what was found) stays the one the
+    tests pin. `tg.where`: `false_value = operand_def(TypeOf("V", TensorType))`.
     """
 
     name: str
     base: type[Attribute]
 
-    @staticmethod
-    def same_as(name: str, base: type[Attribute]) -> tuple[VarConstraint, TypeOf]:
-        """The constraint of the value that gives the type, and of those that take it."""
-        return VarConstraint(name, BaseAttr(base)), TypeOf(name, base)
-
     def verify(self, attr: Attribute, constraint_context: VerificationContext) -> None:
         BaseAttr(self.base).verify(attr, constraint_context)
 
-    def can_infer(self, var_constraint_names: Set[str]) -> bool:
+    def can_infer(self, var_constraint_names: AbstractSet[str]) -> bool:
         return self.name in var_constraint_names
 
     def infer(self, context: InferenceContext) -> Attribute:
