@@ -43,10 +43,8 @@ from xdsl_multi.dialects.syntax import (
     expect_static,
     expect_tensor,
     parse_i64,
-    parse_unary_types,
     parse_variadic,
     print_attr_dict,
-    print_unary_types,
     print_variadic,
 )
 
@@ -161,35 +159,14 @@ class IndexOp(IRDLOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
+    assembly_format = "$source `[` $index `]` attr-dict `:` type($source) `->` type($result)"
+
     def __init__(self, source: SSAValue, index: SSAValue, result_type: Attribute | None = None):
         if result_type is None:
             t = source.type
             assert isinstance(t, TensorType)
             result_type = TensorType(t.element_type, t.get_shape()[1:], t.encoding)
         super().__init__(operands=[source, index], result_types=[result_type])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> IndexOp:
-        src = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        idx = parser.parse_unresolved_operand()
-        parser.parse_punctuation("]")
-        attrs = parser.parse_optional_attr_dict()
-        in_t, out_t = parse_unary_types(parser)
-        op = cls(
-            parser.resolve_operand(src, in_t), parser.resolve_operand(idx, IndexType()), out_t
-        )
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_string("[")
-        printer.print_operand(self.index)
-        printer.print_string("]")
-        print_attr_dict(printer, self.attributes)
-        print_unary_types(printer, self.source.type, self.result.type)
 
     def verify_(self) -> None:
         src = expect_tensor(self.name, "source", self.source.type)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import Enum
-from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
@@ -55,6 +54,7 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
 
 from xdsl_multi.dialects.syntax import (
     encoding_of,
@@ -260,17 +260,28 @@ def _same_element_type(op_name: str, a: TensorType, b: TensorType) -> None:
         )
 
 
-class ReduceKind(Enum):
-    """The reductions of `multi.allreduce` and `tg.reduce`."""
+class ReduceKind(StrEnum):
+    """The reductions of `multi.allreduce` and `tg.reduce`: the values of their `kind`
+    property (a StringAttr, so the generic form stays `kind = "add"` and a wrong string gets the
+    verifier's message; `ReduceKind.ADD == "add"`)."""
 
     ADD = "add"
     MUL = "mul"
     MAX = "max"
 
 
-def parse_reduce_kind(parser: Parser) -> StringAttr:
-    kinds = [k.value for k in ReduceKind]
-    return StringAttr(parser.parse_keyword_in(kinds))  # its message lists the kinds
+def parse_reduce_kind(parser: Parser) -> ReduceKind:
+    return ReduceKind(parser.parse_keyword_in(list(ReduceKind)))  # its message lists the kinds
+
+
+def reduce_kind_of(op_name: str, kind: StringAttr) -> ReduceKind:
+    """The `kind` property as a ReduceKind, or the verifier's error naming the wrong string."""
+    try:
+        return ReduceKind(kind.data)
+    except ValueError:
+        raise VerifyException(
+            f"{op_name}: reduction '{kind.data}' is not one of {', '.join(ReduceKind)}"
+        ) from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -576,14 +587,19 @@ class AllreduceOp(_UnaryMultiOp):
     name = "multi.allreduce"
     kind = prop_def(StringAttr)
 
-    KINDS: ClassVar[tuple[str, ...]] = tuple(k.value for k in ReduceKind)
-
-    def __init__(self, kind: str | StringAttr, source: SSAValue, result_type: Attribute):
+    def __init__(
+        self, kind: ReduceKind | str | StringAttr, source: SSAValue, result_type: Attribute
+    ):
         super().__init__(
             operands=[source],
             result_types=[result_type],
-            properties={"kind": StringAttr(kind) if isinstance(kind, str) else kind},
+            properties={"kind": kind if isinstance(kind, StringAttr) else StringAttr(str(kind))},
         )
+
+    @property
+    def reduce_kind(self) -> ReduceKind:
+        """The reduction (the op must have verified)."""
+        return ReduceKind(self.kind.data)
 
     @classmethod
     def parse(cls, parser: Parser) -> AllreduceOp:
@@ -595,10 +611,7 @@ class AllreduceOp(_UnaryMultiOp):
         print_unary(printer, self, self.source, prefix=f"{self.kind.data} ", arrow=True)
 
     def verify_(self) -> None:
-        if self.kind.data not in self.KINDS:
-            raise VerifyException(
-                f"{self.name}: reduction '{self.kind.data}' is not one of {', '.join(self.KINDS)}"
-            )
+        reduce_kind_of(self.name, self.kind)
         src, res = self._types()
         _expect_on(self.name, "source", src)
         _expect_on(self.name, "result", res)

@@ -6,7 +6,8 @@ Every op of these dialects reads ``<keyword-ish header> : <types>`` and most of 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from io import StringIO
 from typing import Generic, TypeVar
@@ -23,6 +24,13 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    AttrConstraint,
+    BaseAttr,
+    InferenceContext,
+    IntConstraint,
+    VerificationContext,
+)
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -265,3 +273,34 @@ def print_variadic(printer: Printer, op: Operation) -> None:
     printer.print_list((s.type for s in op.operands), printer.print_attribute)
     printer.print_string(" -> ")
     printer.print_attribute(op.results[0].type)
+
+
+@dataclass(frozen=True)
+class TypeOf(AttrConstraint):
+    """A type of base `base` that the declarative format infers from the `VarConstraint`
+    named `name` (on the value that gives the type) without checking that the two agree: the
+    op's `verify_` does, so its message (what was expected, what was found) stays the one the
+    tests pin. `tg.where`: `false_value = operand_def(TypeOf("V", TensorType))`.
+    """
+
+    name: str
+    base: type[Attribute]
+
+    def verify(self, attr: Attribute, constraint_context: VerificationContext) -> None:
+        BaseAttr(self.base).verify(attr, constraint_context)
+
+    def can_infer(self, var_constraint_names: AbstractSet[str]) -> bool:
+        return self.name in var_constraint_names
+
+    def infer(self, context: InferenceContext) -> Attribute:
+        attr = context.get_variable(self.name)
+        assert attr is not None, self.name
+        return attr
+
+    def get_bases(self) -> set[type[Attribute]] | None:
+        return {self.base}
+
+    def mapping_type_vars(
+        self, type_var_mapping: Mapping[TypeVar, AttrConstraint | IntConstraint]
+    ) -> AttrConstraint:
+        return self

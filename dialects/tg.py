@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
@@ -26,7 +25,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
+    BaseAttr,
     IRDLOperation,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -39,6 +40,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
 
 from xdsl_multi.dialects.multi import (
     OnAttr,
@@ -46,9 +48,11 @@ from xdsl_multi.dialects.multi import (
     ShardAttr,
     parse_reduce_kind,
     placement_of,
+    reduce_kind_of,
     shard_bounds,
 )
 from xdsl_multi.dialects.syntax import (
+    TypeOf,
     encoding_of,
     expect_tensor,
     int_list_text,
@@ -712,19 +716,26 @@ class ReduceOp(_UnaryTgOp):
     kind = prop_def(StringAttr)
     axes = prop_def(DenseArrayBase[I64])
 
-    KINDS: ClassVar[tuple[str, ...]] = tuple(k.value for k in ReduceKind)
-
     def __init__(
-        self, kind: str | StringAttr, source: SSAValue, axes: Sequence[int], result_type: Attribute
+        self,
+        kind: ReduceKind | str | StringAttr,
+        source: SSAValue,
+        axes: Sequence[int],
+        result_type: Attribute,
     ):
         super().__init__(
             operands=[source],
             result_types=[result_type],
             properties={
-                "kind": StringAttr(kind) if isinstance(kind, str) else kind,
+                "kind": kind if isinstance(kind, StringAttr) else StringAttr(str(kind)),
                 "axes": DenseArrayBase.from_list(i64, axes),
             },
         )
+
+    @property
+    def reduce_kind(self) -> ReduceKind:
+        """The reduction (the op must have verified)."""
+        return ReduceKind(self.kind.data)
 
     @property
     def axes_list(self) -> tuple[int, ...]:
@@ -741,10 +752,7 @@ class ReduceOp(_UnaryTgOp):
         print_unary(printer, self, self.source, axes, prefix=f"{self.kind.data} ")
 
     def verify_(self) -> None:
-        if self.kind.data not in self.KINDS:
-            raise VerifyException(
-                f"{self.name}: reduction '{self.kind.data}' is not one of {', '.join(self.KINDS)}"
-            )
+        reduce_kind_of(self.name, self.kind)
         src, res = self._types()
         shape = src.get_shape()
         _check_axes(self.name, self.axes_list, len(shape))
@@ -792,10 +800,17 @@ class ContiguousOp(_UnaryTgOp):
             raise VerifyException(f"{self.name}: result type {res} differs from operand type {src}")
 
 
-class CmpPredicate:
-    """The predicates of `tg.cmp` (signed for integers, ordered for floats except ne)."""
+class CmpPredicate(StrEnum):
+    """The predicates of `tg.cmp` (signed for integers, ordered for floats except ne): the
+    values of its `predicate` property (a StringAttr, so the generic form stays
+    `predicate = "lt"` and a wrong string gets the verifier's message)."""
 
-    ALL: ClassVar[tuple[str, ...]] = ("lt", "le", "gt", "ge", "eq", "ne")
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+    EQ = "eq"
+    NE = "ne"
 
 
 @irdl_op_definition
@@ -817,7 +832,7 @@ class CmpOp(IRDLOperation):
 
     def __init__(
         self,
-        predicate: str | StringAttr,
+        predicate: CmpPredicate | str | StringAttr,
         lhs: SSAValue,
         rhs: SSAValue,
         result_type: Attribute | None = None,
@@ -831,13 +846,20 @@ class CmpOp(IRDLOperation):
             operands=[lhs, rhs],
             result_types=[res],
             properties={
-                "predicate": StringAttr(predicate) if isinstance(predicate, str) else predicate
+                "predicate": predicate
+                if isinstance(predicate, StringAttr)
+                else StringAttr(str(predicate))
             },
         )
 
+    @property
+    def cmp_predicate(self) -> CmpPredicate:
+        """The predicate (the op must have verified)."""
+        return CmpPredicate(self.predicate.data)
+
     @classmethod
     def parse(cls, parser: Parser) -> CmpOp:
-        pred = parser.parse_keyword_in(CmpPredicate.ALL)  # its message lists the predicates
+        pred = CmpPredicate(parser.parse_keyword_in(list(CmpPredicate)))  # lists them on error
         lhs = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         rhs = parser.parse_unresolved_operand()
@@ -862,10 +884,10 @@ class CmpOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
-        if self.predicate.data not in CmpPredicate.ALL:
+        if self.predicate.data not in tuple(CmpPredicate):
             raise VerifyException(
                 f"{self.name}: predicate '{self.predicate.data}' is not one of "
-                f"{', '.join(CmpPredicate.ALL)}"
+                f"{', '.join(CmpPredicate)}"
             )
         lhs = expect_tensor(self.name, "lhs", self.lhs.type)
         rhs = expect_tensor(self.name, "rhs", self.rhs.type)
@@ -889,44 +911,19 @@ class WhereOp(IRDLOperation):
 
     name = "tg.where"
     cond = operand_def(TensorType)
-    true_value = operand_def(TensorType)
-    false_value = operand_def(TensorType)
-    result = result_def(TensorType)
+    true_value = operand_def(VarConstraint("V", BaseAttr(TensorType)))
+    false_value = operand_def(TypeOf("V", TensorType))
+    result = result_def(TypeOf("V", TensorType))
     traits = traits_def(NoMemoryEffect())
+
+    assembly_format = (
+        "$cond `,` $true_value `,` $false_value attr-dict `:` type($cond) `,` type($true_value)"
+    )
 
     def __init__(self, cond: SSAValue, true_value: SSAValue, false_value: SSAValue):
         super().__init__(
             operands=[cond, true_value, false_value], result_types=[true_value.type]
         )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> WhereOp:
-        c = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        t = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        f = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        c_t = parser.parse_type()
-        parser.parse_punctuation(",")
-        v_t = parser.parse_type()
-        op = cls(
-            parser.resolve_operand(c, c_t),
-            parser.resolve_operand(t, v_t),
-            parser.resolve_operand(f, v_t),
-        )
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list((self.cond, self.true_value, self.false_value), printer.print_operand)
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.cond.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         c = expect_tensor(self.name, "condition", self.cond.type)

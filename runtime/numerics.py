@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from xdsl_multi.dialects.multi import ReduceKind
 from xdsl_multi.runtime.values import unsigned_dtype
 
 IntFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -342,11 +343,11 @@ def bitcast(x: np.ndarray, src_bf16: bool, dst_dtype: np.dtype, dst_bf16: bool) 
 # ---------------------------------------------------------------------------------------------
 
 
-def reduce_identity(kind: str, dtype: np.dtype) -> np.generic:
+def reduce_identity(kind: ReduceKind, dtype: np.dtype) -> np.generic:
     """add 0, mul 1, max the smallest value of the type (-inf for floats, false for i1)."""
-    if kind == "add":
+    if kind == ReduceKind.ADD:
         return np.zeros((), dtype)[()]
-    if kind == "mul":
+    if kind == ReduceKind.MUL:
         return np.ones((), dtype)[()]
     if dtype == np.bool_:
         return np.bool_(False)
@@ -355,26 +356,34 @@ def reduce_identity(kind: str, dtype: np.dtype) -> np.generic:
     return np.array(np.iinfo(dtype).min, dtype)[()]
 
 
-def reduce_axes(data: np.ndarray, axes: tuple[int, ...], kind: str) -> np.ndarray:
+def reduce_axes(data: np.ndarray, axes: tuple[int, ...], kind: ReduceKind) -> np.ndarray:
     """Reduce `axes` (kept as size 1) with add, mul or max. Integers wrap; f16 accumulates in
     float32; i1 add is parity (addition mod 2), mul is and, max is or."""
     dtype = data.dtype
     if dtype == np.bool_:
-        if kind == "add":
+        if kind == ReduceKind.ADD:
             return (np.add.reduce(data.astype(np.int64), axis=axes, keepdims=True) % 2).astype(bool)
-        fn = np.logical_and if kind == "mul" else np.logical_or
-        return fn.reduce(data, axis=axes, keepdims=True, initial=kind == "mul")
+        fn = np.logical_and if kind == ReduceKind.MUL else np.logical_or
+        return fn.reduce(data, axis=axes, keepdims=True, initial=kind == ReduceKind.MUL)
     acc = np.dtype(np.float32) if dtype == np.float16 else dtype
-    ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum}[kind]
+    ufunc = _UFUNCS[kind]
     out = ufunc.reduce(
         data.astype(acc), axis=axes, keepdims=True, dtype=acc, initial=reduce_identity(kind, acc)
     )
     return out.astype(dtype)
 
 
-def combine(kind: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+_UFUNCS = {ReduceKind.ADD: np.add, ReduceKind.MUL: np.multiply, ReduceKind.MAX: np.maximum}
+_BOOL_UFUNCS = {
+    ReduceKind.ADD: np.logical_xor,
+    ReduceKind.MUL: np.logical_and,
+    ReduceKind.MAX: np.logical_or,
+}
+
+
+def combine(kind: ReduceKind, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Elementwise add, mul or max of two buffers (allreduce), with the semantics of
     `reduce_axes` for two values."""
     if a.dtype == np.bool_:
-        return {"add": np.logical_xor, "mul": np.logical_and, "max": np.logical_or}[kind](a, b)
-    return {"add": np.add, "mul": np.multiply, "max": np.maximum}[kind](a, b)
+        return _BOOL_UFUNCS[kind](a, b)
+    return _UFUNCS[kind](a, b)

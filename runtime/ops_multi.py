@@ -103,7 +103,7 @@ def copy(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
 def allreduce(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     """Every result device gets the elementwise reduction of all (stored) source buffers."""
     assert isinstance(op, multi.AllreduceOp)
-    kind = op.kind.data
+    kind = op.reduce_kind
     buffers = [store(b).data for b in _on(op, args[0]).buffers]
     with np.errstate(all="ignore"):
         total = reduce(lambda a, b: nx.combine(kind, a, b), buffers)

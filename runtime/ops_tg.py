@@ -127,7 +127,7 @@ def reduce(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     """Invalid lanes read as the identity (rule 2); the result is valid everywhere."""
     assert isinstance(op, tg.ReduceOp)
     x = _tensor(op, args[0])
-    kind = op.kind.data
+    kind = op.reduce_kind
     data = x.data
     if x.valid is not None:
         data = np.where(x.valid, data, nx.reduce_identity(kind, data.dtype))
@@ -148,7 +148,7 @@ def _cmp(op: Operation, d: list[np.ndarray]) -> np.ndarray:
     """Signed for integers (i1 compares false < true, as tinygrad's bools), ordered for floats
     except ne."""
     assert isinstance(op, tg.CmpOp)
-    return nx.compare(op.predicate.data, d[0], d[1])
+    return nx.compare(op.cmp_predicate, d[0], d[1])
 
 
 def _cast(op: Operation, d: list[np.ndarray]) -> np.ndarray:

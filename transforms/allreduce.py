@@ -17,31 +17,44 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
+from xdsl.utils.str_enum import StrEnum
 
+from xdsl_multi.dialects.multi import ReduceKind
 from xdsl_multi.dialects.tg import pad_value_attr
 from xdsl_multi.transforms.spmd_builder import Index, SpmdBuilder
+
+
+class AllreduceMode(StrEnum):
+    """The values of multi-to-devidx's `allreduce` option: a schedule, or AUTO to choose one
+    per allreduce. Listed in the order the option's error message names them."""
+
+    AUTO = "auto"
+    NAIVE = "naive"
+    RING = "ring"
+    ALL2ALL = "all2all"
 
 
 @dataclass(frozen=True)
 class AllreduceStrategy:
     """The `allreduce` and `ring-threshold` options of multi-to-devidx."""
 
-    mode: str = "auto"
+    mode: AllreduceMode = AllreduceMode.AUTO
     ring_threshold: int = 256000
 
-    def choose(self, num_devices: int, numel: int, all_devices: bool) -> str:
-        """The schedule for one allreduce. Ring and all2all need every device as both source
-        and destination; otherwise the naive schedule is used."""
+    def choose(self, num_devices: int, numel: int, all_devices: bool) -> AllreduceMode:
+        """The schedule for one allreduce (never AUTO). Ring and all2all need every device as
+        both source and destination; otherwise the naive schedule is used."""
         if not all_devices or num_devices == 1:
-            return "naive"
-        if self.mode == "auto":
-            return "ring" if num_devices > 2 and numel > self.ring_threshold else "naive"
+            return AllreduceMode.NAIVE
+        if self.mode == AllreduceMode.AUTO:
+            ring = num_devices > 2 and numel > self.ring_threshold
+            return AllreduceMode.RING if ring else AllreduceMode.NAIVE
         return self.mode
 
 
 def lower_allreduce(
     b: SpmdBuilder,
-    kind: str,
+    kind: ReduceKind,
     x: SSAValue,
     sources: Sequence[int],
     destinations: Sequence[int],
@@ -54,7 +67,7 @@ def lower_allreduce(
     everyone = list(range(b.num_devices))
     all_devices = sorted(sources) == everyone and sorted(destinations) == everyone
     schedule = strategy.choose(b.num_devices, math.prod(t.get_shape()), all_devices)
-    if schedule == "naive":
+    if schedule == AllreduceMode.NAIVE:
         total: SSAValue | None = None
         for src in sources:
             piece = b.fetch(x, src)
@@ -62,7 +75,7 @@ def lower_allreduce(
         assert total is not None
         return b.mask(b.member(destinations), total)
     chunks = _Chunks(b, x)
-    reduced = _ring_reduce_scatter(b, kind, chunks) if schedule == "ring" else None
+    reduced = _ring_reduce_scatter(b, kind, chunks) if schedule == AllreduceMode.RING else None
     if reduced is not None:
         value, index = reduced
         return chunks.ring_all_gather(value, index)
@@ -110,7 +123,7 @@ class _Chunks:
         out = self.place(value, index)
         for t in range(self.n - 1):
             value = b.fetch(value, b.shift(-1))
-            out = b.combine("add", out, self.place(value, b.shift(-t)))
+            out = b.combine(ReduceKind.ADD, out, self.place(value, b.shift(-t)))
         return self.unflatten(out)
 
     def direct_all_gather(self, value: SSAValue) -> SSAValue:
@@ -118,11 +131,15 @@ class _Chunks:
         b = self.b
         out = self.place(value, b.d)
         for t in range(1, self.n):
-            out = b.combine("add", out, self.place(b.fetch(value, b.shift(-t)), b.shift(-t)))
+            out = b.combine(
+                ReduceKind.ADD, out, self.place(b.fetch(value, b.shift(-t)), b.shift(-t))
+            )
         return self.unflatten(out)
 
 
-def _ring_reduce_scatter(b: SpmdBuilder, kind: str, chunks: _Chunks) -> tuple[SSAValue, Index]:
+def _ring_reduce_scatter(
+    b: SpmdBuilder, kind: ReduceKind, chunks: _Chunks
+) -> tuple[SSAValue, Index]:
     """After N - 1 steps device d holds the reduction of chunk (d + 1) mod N."""
     acc = chunks.chunk(b.d)
     for t in range(chunks.n - 1):
@@ -131,7 +148,7 @@ def _ring_reduce_scatter(b: SpmdBuilder, kind: str, chunks: _Chunks) -> tuple[SS
     return acc, b.shift(1)
 
 
-def _all2all_reduce_scatter(b: SpmdBuilder, kind: str, chunks: _Chunks) -> SSAValue:
+def _all2all_reduce_scatter(b: SpmdBuilder, kind: ReduceKind, chunks: _Chunks) -> SSAValue:
     """Device d fetches chunk d of every other device's buffer: device j sends chunk
     (j + t) mod N to device (j + t) mod N."""
     acc = chunks.chunk(b.d)

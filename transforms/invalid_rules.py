@@ -154,7 +154,7 @@ class ReduceOfInvalidUsesIdentity(RewritePattern):
         if not isinstance(sel, Operation) or (arm := invalid_arm(sel)) is None:
             return
         value, invalid_pos = arm
-        ident = constant_like(value.type, reduce_identity(op.kind.data, value.type))
+        ident = constant_like(value.type, reduce_identity(op.reduce_kind, value.type))
         if invalid_pos == 2:
             new_sel = _select_like(sel, sel.operands[0], value, ident.result)
         else:
@@ -174,7 +174,7 @@ class ReduceOfAllInvalidIsIdentity(RewritePattern):
     def match_and_rewrite(self, op: tg.ReduceOp, rewriter: PatternRewriter, /) -> None:
         if is_invalid(op.source):
             t = op.result.type
-            rewriter.replace(op, constant_like(t, reduce_identity(op.kind.data, t)))
+            rewriter.replace(op, constant_like(t, reduce_identity(op.reduce_kind, t)))
 
 
 # --------------------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects.element_types import is_bool, is_float
-from xdsl_multi.dialects.multi import KERNEL_ATTR
+from xdsl_multi.dialects.multi import KERNEL_ATTR, ReduceKind
 from xdsl_multi.transforms import index_maps as im
 from xdsl_multi.transforms.index_maps import Ix, Var
 from xdsl_multi.transforms.kernel_analysis import KernelPlan
@@ -208,7 +208,7 @@ class KernelEmitter:
         info = nodes[0].reduce
         assert all(n.reduce.vars == info.vars for n in nodes)
         for n in nodes:
-            if n.reduce.kind == "add" and n.operands[0].kind == "op":
+            if n.reduce.kind == ReduceKind.ADD and n.operands[0].kind == "op":
                 self._feeds_add.add(n.operands[0].id)
         inits = [self.value(self.g.const(n.reduce.identity, n.type)) for n in nodes]
         loops: list[tuple[scf.ForOp, Frame, Frame]] = []
@@ -231,7 +231,7 @@ class KernelEmitter:
         element = n.operands[0]
         valid = n.operands[1] if len(n.operands) > 1 else None
         t = n.type
-        if tiled and n.reduce.kind == "add" and is_float(t):
+        if tiled and n.reduce.kind == ReduceKind.ADD and is_float(t):
             if valid is None and element.kind == "op" and element.payload[0] is arith.MulfOp:
                 a, b = (self.value(o) for o in element.operands)
             else:

@@ -51,7 +51,7 @@ from xdsl_multi.dialects.multi import (
     placement_of,
     program_devices,
 )
-from xdsl_multi.transforms.allreduce import AllreduceStrategy, lower_allreduce
+from xdsl_multi.transforms.allreduce import AllreduceMode, AllreduceStrategy, lower_allreduce
 from xdsl_multi.transforms.spmd_builder import ShardGeometry, SpmdBuilder, plain
 
 
@@ -191,7 +191,7 @@ class _Lowering:
                 assert isinstance(enc_src, OnAttr) and isinstance(enc_dst, OnAttr)
                 result = lower_allreduce(
                     b,
-                    op.kind.data,
+                    op.reduce_kind,
                     operands[0],
                     self.numbers(enc_src.device_names),
                     self.numbers(enc_dst.device_names),
@@ -258,7 +258,7 @@ class _Lowering:
         assert isinstance(res_t, TensorType)
         partial = b.value(tg.ReduceOp(op.kind, cleaned, op.axes_list, plain(res_t)))
         members = self.numbers(enc.device_names)
-        return lower_allreduce(b, op.kind.data, partial, members, members, self.strategy)
+        return lower_allreduce(b, op.reduce_kind, partial, members, members, self.strategy)
 
     def lower_shrink_selecting_shard(
         self, b: SpmdBuilder, op: tg.ShrinkOp, operands: Sequence[SSAValue]
@@ -319,7 +319,7 @@ class _Lowering:
         total: SSAValue | None = None
         for t in range(len(self.devices)):
             piece = b.fetch(b.clean(value, g_dst, b.shift(t)), b.shift(-t))
-            total = piece if total is None else b.combine("add", total, piece)
+            total = piece if total is None else b.combine(multi.ReduceKind.ADD, total, piece)
         assert total is not None
         return self.clean(b, total, dst_t, dst)
 
@@ -334,7 +334,7 @@ class _Lowering:
         total: SSAValue | None = None
         for name in enc.device_names:
             piece = b.fetch(cleaned, self.number[name])
-            total = piece if total is None else b.combine("add", total, piece)
+            total = piece if total is None else b.combine(multi.ReduceKind.ADD, total, piece)
         assert total is not None
         return total
 
@@ -367,7 +367,7 @@ class _Lowering:
         for t in range(len(self.devices)):
             part = b.clean(mine, g_dst, b.shift(t))
             piece = b.fetch(part, b.shift(-t))  # t = 0 fetches from d itself: stored, no message
-            total = piece if total is None else b.combine("add", total, piece)
+            total = piece if total is None else b.combine(multi.ReduceKind.ADD, total, piece)
         assert total is not None
         return self.clean(b, total, dst_t, dst)
 
@@ -408,10 +408,10 @@ class MultiToDevidx(ModulePass):
     ring_threshold: int = 256000
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.allreduce not in ("auto", "naive", "ring", "all2all"):
+        if self.allreduce not in tuple(AllreduceMode):
             raise PassFailedException(
-                f"multi-to-devidx: allreduce={self.allreduce} is not one of auto, naive, ring, "
-                "all2all"
+                f"multi-to-devidx: allreduce={self.allreduce} is not one of "
+                f"{', '.join(AllreduceMode)}"
             )
         if self.ring_threshold < 0:
             raise PassFailedException(
@@ -430,7 +430,7 @@ class MultiToDevidx(ModulePass):
         if SIGNATURE_ATTR not in op.attributes and main is not None:
             op.attributes[SIGNATURE_ATTR] = main.function_type
         op.attributes[DEVICES_ATTR] = ArrayAttr(StringAttr(n) for n in devices)
-        strategy = AllreduceStrategy(self.allreduce, self.ring_threshold)
+        strategy = AllreduceStrategy(AllreduceMode(self.allreduce), self.ring_threshold)
         for f in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if f.is_declaration:
                 continue

@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xdsl_multi.dialects.element_types import bit_width, is_bool, is_float
+from xdsl_multi.dialects.multi import ReduceKind
 from xdsl_multi.transforms import index_maps as im
 from xdsl_multi.transforms.index_maps import InBounds, Index, Ix, Var
 
@@ -49,7 +50,7 @@ from xdsl_multi.transforms.index_maps import InBounds, Index, Ix, Var
 class ReduceInfo:
     """What a `reduce` node accumulates: `combine`(acc, element) from `identity` over `vars`."""
 
-    kind: str
+    kind: ReduceKind
     vars: tuple[Var, ...]
     combine: type[Operation]
     identity: Any
@@ -344,17 +345,18 @@ def accumulator_type(t: Attribute) -> Attribute:
     return f32 if isinstance(t, Float16Type | BFloat16Type) else t
 
 
-def reduce_combine(kind: str, t: Attribute) -> tuple[type[Operation], Any]:
+def reduce_combine(kind: ReduceKind, t: Attribute) -> tuple[type[Operation], Any]:
     """The combining op and the identity of `tg.reduce kind` on element type `t` (SPEC §4)."""
+    ADD, MUL, MAX = ReduceKind.ADD, ReduceKind.MUL, ReduceKind.MAX
     if is_float(t):
         return (
-            {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaximumfOp}[kind],
-            {"add": 0.0, "mul": 1.0, "max": float("-inf")}[kind],
+            {ADD: arith.AddfOp, MUL: arith.MulfOp, MAX: arith.MaximumfOp}[kind],
+            {ADD: 0.0, MUL: 1.0, MAX: float("-inf")}[kind],
         )
     if is_bool(t):
-        return {"add": arith.XOrIOp, "mul": arith.AndIOp, "max": arith.OrIOp}[kind], kind == "mul"
+        return {ADD: arith.XOrIOp, MUL: arith.AndIOp, MAX: arith.OrIOp}[kind], kind == MUL
     w = bit_width(t)
     return (
-        {"add": arith.AddiOp, "mul": arith.MuliOp, "max": arith.MaxSIOp}[kind],
-        {"add": 0, "mul": 1, "max": -(2 ** (w - 1))}[kind],
+        {ADD: arith.AddiOp, MUL: arith.MuliOp, MAX: arith.MaxSIOp}[kind],
+        {ADD: 0, MUL: 1, MAX: -(2 ** (w - 1))}[kind],
     )

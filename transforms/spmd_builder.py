@@ -22,7 +22,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.element_types import is_bool, is_float
-from xdsl_multi.dialects.multi import local_length
+from xdsl_multi.dialects.multi import ReduceKind, local_length
 from xdsl_multi.transforms.value_facts import may_hold_invalid
 
 Index = int | SSAValue
@@ -39,14 +39,15 @@ def splat(t: TensorType, value: float) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr.from_list(t, [v])  # type: ignore[arg-type]
 
 
-def combine_op(kind: str, t: TensorType) -> type[Operation]:
+def combine_op(kind: ReduceKind, t: TensorType) -> type[Operation]:
     """The elementwise op that combines two values for a reduction kind add, mul or max."""
     elt = t.element_type
+    ADD, MUL, MAX = ReduceKind.ADD, ReduceKind.MUL, ReduceKind.MAX
     if is_bool(elt):
-        return {"add": arith.OrIOp, "mul": arith.AndIOp, "max": arith.OrIOp}[kind]
+        return {ADD: arith.OrIOp, MUL: arith.AndIOp, MAX: arith.OrIOp}[kind]
     if is_float(elt):
-        return {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaximumfOp}[kind]
-    return {"add": arith.AddiOp, "mul": arith.MuliOp, "max": arith.MaxSIOp}[kind]
+        return {ADD: arith.AddfOp, MUL: arith.MulfOp, MAX: arith.MaximumfOp}[kind]
+    return {ADD: arith.AddiOp, MUL: arith.MuliOp, MAX: arith.MaxSIOp}[kind]
 
 
 @dataclass
@@ -224,7 +225,7 @@ class SpmdBuilder:
     def fetch(self, x: SSAValue, src: Index) -> SSAValue:
         return self.value(devidx.FetchOp(x, self.idx(src)))
 
-    def combine(self, kind: str, a: SSAValue, b: SSAValue) -> SSAValue:
+    def combine(self, kind: ReduceKind, a: SSAValue, b: SSAValue) -> SSAValue:
         t = a.type
         assert isinstance(t, TensorType)
         return self.value(combine_op(kind, t)(a, b))

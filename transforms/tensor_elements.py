@@ -80,9 +80,11 @@ def row_cost(x: SNode, row_vars: set[Var]) -> int:
     return cost
 
 
-_CMP_FLOAT = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
-_CMP_SIGNED = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
-_CMP_BOOL = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq", "ne": "ne"}
+# tg.cmp predicate -> arith.cmpf / arith.cmpi predicate, by element kind.
+_P = tg.CmpPredicate
+_CMP_FLOAT = {_P.LT: "olt", _P.LE: "ole", _P.GT: "ogt", _P.GE: "oge", _P.EQ: "oeq", _P.NE: "une"}
+_CMP_SIGNED = {_P.LT: "slt", _P.LE: "sle", _P.GT: "sgt", _P.GE: "sge", _P.EQ: "eq", _P.NE: "ne"}
+_CMP_BOOL = {_P.LT: "ult", _P.LE: "ule", _P.GT: "ugt", _P.GE: "uge", _P.EQ: "eq", _P.NE: "ne"}
 
 Element = tuple[SNode, Valid]
 
@@ -320,7 +322,7 @@ class TensorEvaluator:
         src_shape = shape_of(op.source)
         et = element_type(op.result)
         acc_t = accumulator_type(et)
-        combine, identity = reduce_combine(op.kind.data, acc_t)
+        combine, identity = reduce_combine(op.reduce_kind, acc_t)
         if any(src_shape[a] == 0 for a in op.axes_list):
             result = g.const(identity, acc_t)
             return (g.op(arith.TruncFOp, [result], et) if acc_t != et else result), True
@@ -347,7 +349,7 @@ class TensorEvaluator:
         elif not vars_:  # unit axes only: the element itself, or the identity where Invalid
             result = x if xv is True else g.select(xv, x, g.const(identity, acc_t))
         else:
-            info = ReduceInfo(op.kind.data, tuple(vars_), combine, identity, op)
+            info = ReduceInfo(op.reduce_kind, tuple(vars_), combine, identity, op)
             result = g.reduce(info, acc_t, x, xv)
         if acc_t != et:
             result = g.op(arith.TruncFOp, [result], et)
@@ -465,7 +467,7 @@ class TensorEvaluator:
 
     def _cmp(self, op: tg.CmpOp, a: list[SNode]) -> SNode:
         t = element_type(op.operands[0])
-        pred = op.predicate.data
+        pred = op.cmp_predicate
         if is_float(t):
             return self.g.cmpf(_CMP_FLOAT[pred], a[0], a[1])
         table = _CMP_BOOL if is_bool(t) else _CMP_SIGNED

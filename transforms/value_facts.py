@@ -35,7 +35,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.element_types import bit_width, is_float, trunc_div
-from xdsl_multi.dialects.multi import listed_devices
+from xdsl_multi.dialects.multi import ReduceKind, listed_devices
 
 OpTypes = tuple[type[Operation], ...] | Callable[[type[Operation]], bool]
 """A pattern's `op_types`: the op classes it can act on, or a test of the class. The applier of
@@ -201,14 +201,14 @@ def constant_like(t: Attribute, v: float) -> arith.ConstantOp:
     return arith.ConstantOp(IntegerAttr(wrap_signed(int(v), bit_width(t)), t), t)
 
 
-def reduce_identity(kind: str, t: Attribute) -> int | float:
+def reduce_identity(kind: ReduceKind, t: Attribute) -> int | float:
     """The identity of `tg.reduce kind` for the element type of `t`: add 0, mul 1, max the
     element type's minimum (-inf for floats, the signed minimum for ints, false for i1)."""
-    if kind == "add":
+    if kind == ReduceKind.ADD:
         return 0
-    if kind == "mul":
+    if kind == ReduceKind.MUL:
         return 1
-    assert kind == "max", kind
+    assert kind == ReduceKind.MAX, kind
     if is_float(t):
         return float("-inf")
     width = bit_width(t)
