@@ -157,3 +157,30 @@ def test_full_size_compiles_quickly_and_matches_numpy(name: str, mode: str) -> N
     for k, (g, w) in enumerate(zip(got, want, strict=True)):
         assert g.dtype == w.dtype and g.shape == w.shape, f"result {k}: {g.dtype}{g.shape}"
         np.testing.assert_allclose(g, w, rtol=1e-6, err_msg=f"{name} ({mode}) result {k}")
+
+
+def kernel_level(text: str, mode: str) -> list[ModuleOp]:
+    """The device modules after form-kernels (`mode` as in compiled_runs.MODES)."""
+    passes, ctx = get_all_passes(), make_context()
+    module = Parser(ctx, text).parse_module()
+    tail = SPMD[0] if mode == "spmd" else ",".join(SPECIALIZED[:2])
+    PassPipeline.parse_spec(passes, ",".join((*SHARED, tail))).apply(ctx, module)
+    return [m for m in module.ops if isinstance(m, ModuleOp)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_gather_non_holders_compute_and_receive_nothing(mode: str) -> None:
+    """CPU:0..3 hold no part of the gathered result: each sends its share to CPU:4 once and
+    runs no kernel for the result (SPMD mode: only the kernel that makes what it sends) and
+    receives nothing; CPU:4 receives the four shares."""
+    text = (HERE / "gather_to_fifth_device.mlir").read_text()
+    devices = kernel_level(text, mode)
+    assert len(devices) == 5
+    for k, device in enumerate(devices):
+        ops = [op.name for op in device.walk()]
+        calls = ops.count("func.call")
+        if k < 4:
+            assert (ops.count("devidx.send"), ops.count("devidx.recv")) == (1, 0), (k, ops)
+            assert calls == (1 if mode == "spmd" else 0), f"device {k} runs {calls} kernels"
+        else:
+            assert (ops.count("devidx.send"), ops.count("devidx.recv")) == (0, 4), ops
