@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    FunctionType,
     IndexType,
     IntegerAttr,
     ModuleOp,
@@ -60,7 +61,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
@@ -68,7 +69,12 @@ from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx
 from xdsl_multi.dialects.devidx import DEVICE_ATTR
-from xdsl_multi.dialects.multi import KERNEL_OF_ATTR, SIGNATURE_ATTR, listed_devices
+from xdsl_multi.dialects.multi import (
+    KERNEL_OF_ATTR,
+    SIGNATURE_ATTR,
+    listed_devices,
+    placement_of,
+)
 from xdsl_multi.transforms.device_scalars import DeviceScalars
 from xdsl_multi.transforms.kernel_analysis import Fusion, TilePolicy, analyze
 from xdsl_multi.transforms.kernel_codegen import KERNEL_ATTR, build_kernel, memref_type
@@ -110,10 +116,13 @@ def build_schedule(
     fusion: Fusion,
     kernels: dict[SSAValue, str],
     spmd: SpmdDevice | None = None,
+    unheld: frozenset[int] = frozenset(),
 ) -> func.FuncOp:
     """@main over memrefs: allocate, call kernels, send, receive, free, return. In SPMD mode
     (`spmd`), for one device of the kernels built once: the kernels that need the device
-    number get it as a constant, each fetch is this device's sends and receive."""
+    number get it as a constant, each fetch is this device's sends and receive. Results at
+    the positions in `unheld` are not this device's (`unheld_results`): they are returned
+    as buffers nothing writes, and what only they need is not computed."""
     old = main.body.block
     inputs = [memref_type(t) for t in main.function_type.inputs]
     outputs = [memref_type(t) for t in main.function_type.outputs]
@@ -160,10 +169,19 @@ def build_schedule(
                 )
             _fetch(block, buffer, op, spmd)
         elif isinstance(op, func.ReturnOp):
-            block.add_op(func.ReturnOp(*_results(block, [buffer[v] for v in op.operands])))
+            held = [buffer[v] for k, v in enumerate(op.operands) if k not in unheld]
+            results = iter(_results(block, held))
+            block.add_op(
+                func.ReturnOp(
+                    *(
+                        _unwritten(block, outputs[k]) if k in unheld else next(results)
+                        for k in range(len(op.operands))
+                    )
+                )
+            )
         elif isinstance(op, func.CallOp):
             raise PassFailedException("form-kernels: @main may not call functions")
-    if spmd is not None:
+    if spmd is not None or unheld:
         _drop_dead_kernels(block)
     _free_after_last_use(block)
     new = func.FuncOp(main.sym_name.data, (inputs, outputs), Region(block))
@@ -189,8 +207,9 @@ def _fetch(
 
 
 def _drop_dead_kernels(block: Block) -> None:
-    """SPMD mode: a kernel whose buffer this device neither reads, sends nor returns is not
-    run there (a value only another device fetches from its owner), nor its buffer made."""
+    """A kernel whose buffer this device neither reads, sends nor returns is not run there
+    (SPMD mode: a value only another device fetches from its owner; a result the device does
+    not hold), nor its buffer made."""
     used: set[SSAValue] = set()
     for op in reversed(list(block.ops)):
         if isinstance(op, func.CallOp):  # the buffer it writes: its last memref argument
@@ -203,6 +222,30 @@ def _drop_dead_kernels(block: Block) -> None:
             block.erase_op(op)
         else:
             used.update(op.operands)
+
+
+def unheld_results(top: ModuleOp, device: int) -> frozenset[int]:
+    """The positions of @main's results that device `device` does not hold: their logical type
+    (`multi.signature`) is placed on devices of `multi.devices` other than it. Their buffers
+    on this device are never read (docs/decisions.md, reference interpreter)."""
+    signature = top.attributes.get(SIGNATURE_ATTR)
+    names = listed_devices(top)
+    if not isinstance(signature, FunctionType) or names is None or device >= len(names):
+        return frozenset()
+    out = set()
+    for k, t in enumerate(signature.outputs.data):
+        enc = placement_of(t)
+        if enc is not None and names[device] not in enc.device_names:
+            out.add(k)
+    return frozenset(out)
+
+
+def _unwritten(block: Block, t: Attribute) -> SSAValue:
+    """A buffer for a result this device does not hold: allocated, never written."""
+    assert isinstance(t, memref.MemRefType)
+    alloc = memref.AllocOp.get(t.element_type, shape=t.get_shape())
+    block.add_op(alloc)
+    return alloc.memref
 
 
 def _results(block: Block, values: list[SSAValue]) -> list[SSAValue]:
@@ -260,15 +303,24 @@ def form_module_kernels(module: ModuleOp, policy: TilePolicy, splats: Splats) ->
         top.attributes[SIGNATURE_ATTR] = main.function_type
     with deep_recursion():
         fusion = analyze(main.body.block, policy, splats)
+        device = module.attributes.get(DEVICE_ATTR)
+        unheld = (
+            unheld_results(top, device.value.data)
+            if isinstance(device, IntegerAttr) and module is not top
+            else frozenset()
+        )
         counter = [0]
-        kernels: dict[SSAValue, str] = {}
-        for plan in fusion.plans:
-            if plan.alias is not None:
-                continue
-            name = _unique_name(module, counter)
-            Rewriter.insert_op(build_kernel(plan, name), InsertPoint.before(main))
-            kernels[plan.root] = name
-        schedule = build_schedule(main, fusion, kernels)
+        kernels = {
+            plan.root: _unique_name(module, counter) for plan in fusion.plans if plan.alias is None
+        }
+        schedule = build_schedule(main, fusion, kernels, unheld=unheld)
+        called = {
+            op.callee.string_value() for op in schedule.body.ops if isinstance(op, func.CallOp)
+        }
+        for plan in fusion.plans:  # the kernels that run here (not those of unheld results)
+            if plan.alias is None and kernels[plan.root] in called:
+                kernel = build_kernel(plan, kernels[plan.root])
+                Rewriter.insert_op(kernel, InsertPoint.before(main))
     Rewriter.replace_op(main, schedule)
 
 
@@ -316,15 +368,17 @@ def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None
                         f"outside [0, {n})"
                     )
                 sources[op], channels[op] = table, len(channels)
+        schedules = _spmd_schedules(top, main, fusion, kernels, sources, channels, takes_device)
+        called = [
+            {op.callee.string_value() for op in s.body.ops if isinstance(op, func.CallOp)}
+            for s in schedules
+        ]
+        built = [k for k in built if any(k.sym_name.data in c for c in called)]
         modules = []
-        for d in range(n):
-            spmd = SpmdDevice(d, sources, channels, takes_device)
-            schedule = build_schedule(main, fusion, kernels, spmd)
-            calls = [op for op in schedule.body.ops if isinstance(op, func.CallOp)]
-            used = {op.callee.string_value() for op in calls}
+        for d, schedule in enumerate(schedules):
             # device 0 holds the kernels; the others declare those they call (kernel_of = 0)
             body = built if d == 0 else [shared_declaration(k) for k in built]
-            body = [k for k in body if d == 0 or k.sym_name.data in used]
+            body = [k for k in body if d == 0 or k.sym_name.data in called[d]]
             module = ModuleOp([*body, schedule], sym_name=StringAttr(f"device_{d}"))
             module.attributes[DEVICE_ATTR] = IntegerAttr(d, i64)
             modules.append(module)
@@ -333,6 +387,44 @@ def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None
         top.body.block.add_op(module)
 
 
+def _spmd_schedules(
+    top: ModuleOp,
+    main: func.FuncOp,
+    fusion: Fusion,
+    kernels: dict[SSAValue, str],
+    sources: dict[devidx.FetchOp, list[int]],
+    channels: dict[devidx.FetchOp, int],
+    takes_device: set[str],
+) -> list[func.FuncOp]:
+    """Every device's host schedule (SPMD mode), without the messages nobody reads: a device
+    whose received buffer of a fetch is used by nothing (the fetch only feeds results it does
+    not hold) takes its own instance instead (`sources[f][d] = d`, no message), which may
+    leave a sender's kernel dead in turn; repeated until no receive is dead."""
+    n = len(listed_devices(top) or ())
+    sources = {f: list(table) for f, table in sources.items()}
+    fetch_of = {c: f for f, c in channels.items()}
+    while True:
+        schedules = [
+            build_schedule(
+                main,
+                fusion,
+                kernels,
+                SpmdDevice(d, sources, channels, takes_device),
+                unheld_results(top, d),
+            )
+            for d in range(n)
+        ]
+        dead = [
+            (fetch_of[op.channel.value.data], d)
+            for d, schedule in enumerate(schedules)
+            for op in schedule.body.ops
+            if isinstance(op, devidx.RecvOp)
+            and all(isinstance(u.operation, memref.DeallocOp) for u in op.result.uses)
+        ]
+        if not dead:
+            return schedules
+        for f, d in dead:
+            sources[f][d] = d
 
 
 def shared_declaration(kernel: func.FuncOp, owner: int = 0) -> func.FuncOp:

@@ -265,7 +265,7 @@ def plan_kernel(
     out_vars = [graph.new_var(0, n - 1, "i") if n != 1 else None for n in shape]
     index = tuple(im.var(v) if v is not None else im.const(0) for v in out_vars)
     op = root.owner
-    if isinstance(op, arith.ConstantOp):
+    if isinstance(op, arith.ConstantOp) and not splats.is_splat_constant(op):
         return KernelPlan(
             root,
             graph,
