@@ -12,7 +12,7 @@ import multi_programs as P  # test/support, on pythonpath
 import numpy as np
 import pytest
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
@@ -26,7 +26,6 @@ from xdsl_multi.transforms.multi_to_devidx import (
     MultiRule,
     MultiToDevidx,
     _Lowering,
-    module_devices,
     multi_to_devidx_rules,
 )
 from xdsl_multi.transforms.specialize_devices import SpecializeDevices
@@ -213,7 +212,10 @@ def fired_rules(text: str) -> list[str]:
     module = parse(text)
     fired: list[str] = []
     rules = [_Recording(r, fired) for r in multi_to_devidx_rules()]
-    lowering = _Lowering(module_devices(module), AllreduceStrategy(), rules)
+    devices = module.attributes["multi.devices"]  # every tagged chunk lists its devices
+    assert isinstance(devices, ArrayAttr)
+    names = [a.data for a in devices.data if isinstance(a, StringAttr)]
+    lowering = _Lowering(names, AllreduceStrategy(), rules)
     (main,) = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.sym_name.data == "main"]
     try:
         lowering.lower_function(main)
