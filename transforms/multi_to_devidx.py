@@ -289,8 +289,8 @@ class MultiRule(Generic[OpT]):
 
 
 class MultiToInvalidPad(MultiRule[multi.MultiOp]):
-    """MULTI(x, axis) is `global(x)`: the local buffer padded with Invalid by d-dependent
-    bounds to N * L rows, shrunk to the logical length."""
+    """MULTI(x, axis) is `global(x)`: the local buffer of s rows padded with Invalid by
+    d-dependent bounds to N * s rows, shrunk to the logical length."""
 
     op_type = multi.MultiOp
 
