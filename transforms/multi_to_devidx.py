@@ -4,25 +4,38 @@ The result is one SPMD program over `d = devidx.device_num` in the form of docs/
 `@main` takes and returns each device's local buffers, placed values become plain tensors that
 are Invalid where a device holds no data, and communication is `devidx.fetch`.
 
-The rules, top to bottom (tinygrad's multi rewrite rules, then its symbolic migration):
+The rules, top to bottom (tinygrad's multi rewrite rules, then its symbolic migration); for each
+op the first rule that applies wins (`multi_to_devidx_rules()` lists them in this order):
 
-| multi level | SPMD form |
-|---|---|
-| MULTI(x, axis) | `global(x)`: a pad with d-dependent bounds and Invalid fill, shrunk to L |
-| MSELECT(x, i) | `select(d == i, x, invalid)` |
-| MSTACK(s0..sn) | `index(stack(s0..sn), k(d))` |
-| COPY | fetches from the owners; the encodings decide which (see `_Lowering.lower_copy`) |
-| ALLREDUCE | naive, ring or all-to-all fetch schedules (see allreduce.py) |
-| elementwise / movement / reduce on placed values | the same op on the SPMD values |
-| reduce over the shard axis | local reduce of `clean(x)` + allreduce |
-| shrink selecting one shard | shrink on the owner + fetch from it |
+| multi level | SPMD form | rule |
+|---|---|---|
+| MULTI(x, axis) | `global(x)`: Invalid pad, d-dependent bounds | `MultiToInvalidPad` |
+| MSELECT(x, i) | `select(d == i, x, invalid)` | `MselectToSelect` |
+| MSTACK(s0..sn) | `index(stack(s0..sn), k(d))` | `MstackToStackIndex` |
+| COPY on(D) -> shard(D) | `clean(stored(x))`, nothing moves | `CopyKeepingSliceCleans` |
+| COPY on(D) -> on(E), both N > 1 | buffer i fetched by E[i] | `CopyPermutingBuffersFetches` |
+| COPY shard(all) -> shard(all) | an all-to-all of blocks | `CopyBetweenShardingsIsAllToAll` |
+| COPY on(D) -> shard(all) | D[0] sends each device its share | `CopyFromOneDeviceScatters` |
+| any other COPY | logical value fetched from owners | `CopyFetchesLogicalValue` |
+| ALLREDUCE | naive, ring or all2all fetches | `AllreduceToFetchSchedule` |
+| reduce over the shard axis | reduce of `clean(x)` + allreduce | `ReduceOverShardAxisToAllreduce` |
+| reduce of a shard value, other axes | the reduce, then `clean` | `ShardedReduceCleansResult` |
+| shrink selecting one shard | shrink on the owner + fetch | `ShrinkOfOneShardFetchesFromOwner` |
+| `func.return` | each result's local buffer | `ReturnToLocalBuffers` |
+| op with regions on placed values | rejected (diagnostic) | `PlacedOpWithRegionsIsRejected` |
+| other op on placed values | the same op, encodings dropped | `PlacedOpDropsEncodings` |
+| op on unplaced values | copied unchanged | `UnplacedOpIsCopied` |
+
+"all" is the module's device list (`multi.devices`); allreduce.py holds the fetch schedules,
+spmd_builder.py the views (`global`, `local`, `clean`). `@main`'s arguments become SPMD values
+(`global` of a shard buffer, a `#multi.on` buffer masked to its devices) before the rules run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Any, Generic, NoReturn, TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -54,6 +67,8 @@ from xdsl_multi.dialects.multi import (
 from xdsl_multi.transforms.allreduce import AllreduceMode, AllreduceStrategy, lower_allreduce
 from xdsl_multi.transforms.spmd_builder import ShardGeometry, SpmdBuilder, plain
 
+OpT = TypeVar("OpT", bound=Operation)
+
 
 def local_type(t: Attribute) -> Attribute:
     """The type of one device's local buffer of a logical (possibly placed) type."""
@@ -81,10 +96,14 @@ def _fail(op: Operation, msg: str) -> NoReturn:
 class _Lowering:
     """Rebuilds one function in SPMD form, op by op, with a map from old to new values."""
 
-    def __init__(self, devices: list[str], strategy: AllreduceStrategy):
+    def __init__(
+        self, devices: list[str], strategy: AllreduceStrategy, rules: Sequence[MultiRule[Any]]
+    ):
         self.devices = devices
         self.number = {name: i for i, name in enumerate(devices)}
         self.strategy = strategy
+        self.rules = rules
+        self.rules_by_type: dict[type[Operation], list[MultiRule[Any]]] = {}
         self.vmap: dict[SSAValue, SSAValue] = {}
 
     # ---- device-set helpers -----------------------------------------------------------------
@@ -154,157 +173,21 @@ class _Lowering:
         old_block.erase(safe_erase=False)
 
     def lower_op(self, b: SpmdBuilder, op: Operation) -> None:
+        """Lower `op` by the first rule of the table that applies to it."""
         operands = [self.vmap.get(o, o) for o in op.operands]
-        result: SSAValue | None
-        match op:
-            case func.ReturnOp():
-                f = op.parent_op()
-                assert isinstance(f, func.FuncOp)
-                outs = [
-                    self.to_local(b, v, t)
-                    for v, t in zip(operands, f.function_type.outputs.data, strict=True)
-                ]
-                b.emit(func.ReturnOp(*outs))
+        rules = self.rules_by_type.get(type(op))
+        if rules is None:
+            rules = [r for r in self.rules if isinstance(op, r.op_type)]
+            self.rules_by_type[type(op)] = rules
+        for rule in rules:
+            if rule.applies(self, op):
+                results = rule.lower(self, b, op, operands)
+                for old, new in zip(op.results, results, strict=True):
+                    self.vmap[old] = new
                 return
-            case multi.MultiOp():
-                src_t, res_t = op.source.type, op.result.type
-                assert isinstance(res_t, TensorType) and isinstance(src_t, TensorType)
-                enc = placement_of(res_t)
-                assert isinstance(enc, ShardAttr)
-                result = b.global_(
-                    operands[0], geometry(res_t, enc), self.clamped_position(b, enc.device_names)
-                )
-            case multi.MselectOp():
-                enc = placement_of(op.source.type)
-                assert isinstance(enc, OnAttr)
-                owner = self.number[enc.device_names[op.index.value.data]]
-                result = b.mask(b.eq(b.d, owner), operands[0])
-            case multi.MstackOp():
-                enc = placement_of(op.result.type)
-                assert isinstance(enc, OnAttr)
-                stacked = b.value(devidx.StackOp(operands))
-                result = b.value(devidx.IndexOp(stacked, b.idx(self.position(b, enc.device_names))))
-            case multi.CopyOp():
-                result = self.lower_copy(b, op, operands[0])
-            case multi.AllreduceOp():
-                enc_src, enc_dst = placement_of(op.source.type), placement_of(op.result.type)
-                assert isinstance(enc_src, OnAttr) and isinstance(enc_dst, OnAttr)
-                result = lower_allreduce(
-                    b,
-                    op.reduce_kind,
-                    operands[0],
-                    self.numbers(enc_src.device_names),
-                    self.numbers(enc_dst.device_names),
-                    self.strategy,
-                )
-            case tg.ReduceOp() if _reduces_shard_axis(op):
-                result = self.lower_reduce_over_shard_axis(b, op, operands[0])
-            case tg.ShrinkOp() if op.selected_shard() is not None:
-                result = self.lower_shrink_selecting_shard(b, op, operands)
-            case _:
-                result = self.lower_generic(b, op, operands)
-                if result is None:
-                    return
-                if isinstance(op, tg.ReduceOp):
-                    enc = placement_of(op.result.type)
-                    if isinstance(enc, ShardAttr):
-                        t = op.result.type
-                        assert isinstance(t, TensorType)
-                        result = self.clean(b, result, t, enc)
-        self.vmap[op.results[0]] = result
+        raise AssertionError(f"{op.name}: UnplacedOpIsCopied applies to every op")
 
-    def lower_generic(
-        self, b: SpmdBuilder, op: Operation, operands: Sequence[SSAValue]
-    ) -> SSAValue | None:
-        """The same op on SPMD values: encodings dropped from every tensor type."""
-        placed = any(placement_of(t) is not None for t in (*op.operand_types, *op.result_types))
-        if op.regions and placed:
-            _fail(op, "ops with regions on placed values are not supported")
-        if not placed:
-            new_op = op.clone(value_mapper=dict(self.vmap))
-            b.emit(new_op)
-            for old, new in zip(op.results, new_op.results, strict=True):
-                self.vmap[old] = new
-            return None if not op.results else new_op.results[0]
-        props = dict(op.properties)
-        if isinstance(op, ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
-            t = op.result.type
-            assert isinstance(t, TensorType)
-            props["value"] = DenseIntOrFPElementsAttr(plain(t), op.value.data)
-        new_op = op.create(
-            operands=list(operands),
-            result_types=[_strip(t) for t in op.result_types],
-            properties=props,
-            attributes=dict(op.attributes),
-        )
-        b.emit(new_op)
-        if len(op.results) != 1:
-            for old, new in zip(op.results, new_op.results, strict=True):
-                self.vmap[old] = new
-            return new_op.results[0] if op.results else None
-        return new_op.results[0]
-
-    # ---- rules that communicate -------------------------------------------------------------
-
-    def lower_reduce_over_shard_axis(
-        self, b: SpmdBuilder, op: tg.ReduceOp, x: SSAValue
-    ) -> SSAValue:
-        src_t = op.source.type
-        assert isinstance(src_t, TensorType)
-        enc = placement_of(src_t)
-        assert isinstance(enc, ShardAttr)
-        cleaned = self.clean(b, x, src_t, enc)
-        res_t = op.result.type
-        assert isinstance(res_t, TensorType)
-        partial = b.value(tg.ReduceOp(op.kind, cleaned, op.axes_list, plain(res_t)))
-        members = self.numbers(enc.device_names)
-        return lower_allreduce(b, op.reduce_kind, partial, members, members, self.strategy)
-
-    def lower_shrink_selecting_shard(
-        self, b: SpmdBuilder, op: tg.ShrinkOp, operands: Sequence[SSAValue]
-    ) -> SSAValue:
-        enc = placement_of(op.source.type)
-        assert isinstance(enc, ShardAttr)
-        k = op.selected_shard()
-        assert k is not None
-        local = b.value(
-            tg.ShrinkOp(
-                operands[0],
-                _map_bounds(op.bounds, self.vmap),
-                _strip(op.result.type),
-            )
-        )
-        owner = self.number[enc.device_names[k]]
-        return b.mask(self.member(b, enc.device_names), b.fetch(local, owner))
-
-    def lower_copy(self, b: SpmdBuilder, op: multi.CopyOp, x: SSAValue) -> SSAValue:
-        src_t, dst_t = op.source.type, op.result.type
-        assert isinstance(src_t, TensorType) and isinstance(dst_t, TensorType)
-        src, dst = placement_of(src_t), placement_of(dst_t)
-        assert src is not None and dst is not None
-        kind = copy_kind(src_t, dst_t)
-        if kind is CopyKind.KEEP_SLICE:  # a copy stores: Invalid lanes become 0
-            assert isinstance(dst, ShardAttr)
-            return self.clean(b, b.stored(x), dst_t, dst)
-        if kind is CopyKind.PERMUTE:
-            return self.permute_buffers(b, x, src.device_names, dst.device_names)
-        if (
-            isinstance(src, ShardAttr)
-            and isinstance(dst, ShardAttr)
-            and list(src.device_names) == self.devices
-            and list(dst.device_names) == self.devices
-        ):
-            return self.reshard(b, x, src_t, src, dst_t, dst)
-        if (
-            isinstance(src, OnAttr)
-            and isinstance(dst, ShardAttr)
-            and list(dst.device_names) == self.devices
-        ):
-            return self.scatter_from_one(b, x, src, dst_t, dst)
-        logical = self.logical_value(b, x, src_t, src)
-        if isinstance(dst, ShardAttr):
-            return b.mask(self.member(b, dst.device_names), self.clean(b, logical, dst_t, dst))
-        return b.mask(self.member(b, dst.device_names), logical)
+    # ---- copies (the rules that communicate) ------------------------------------------------
 
     def scatter_from_one(
         self, b: SpmdBuilder, x: SSAValue, src: OnAttr, dst_t: TensorType, dst: ShardAttr
@@ -372,6 +255,377 @@ class _Lowering:
         return self.clean(b, total, dst_t, dst)
 
 
+# ---- the rules, in the order of the module docstring's table ------------------------------------
+
+
+class MultiRule(Generic[OpT]):
+    """One row of the rule table: lowers the ops of class `op_type` for which `applies` holds.
+
+    `lower` appends the op's SPMD form through the builder and returns the new values of the
+    op's results, in order. The first rule of the table that applies wins.
+    """
+
+    op_type: type[OpT]
+
+    def applies(self, low: _Lowering, op: OpT) -> bool:
+        return True
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: OpT, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        raise NotImplementedError
+
+
+class MultiToInvalidPad(MultiRule[multi.MultiOp]):
+    """MULTI(x, axis) is `global(x)`: the local buffer of s rows padded with Invalid by
+    d-dependent bounds to N * s rows, shrunk to the logical length."""
+
+    op_type = multi.MultiOp
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: multi.MultiOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        res_t = op.result.type
+        assert isinstance(res_t, TensorType)
+        enc = placement_of(res_t)
+        assert isinstance(enc, ShardAttr)
+        k = low.clamped_position(b, enc.device_names)
+        return [b.global_(operands[0], geometry(res_t, enc), k)]
+
+
+class MselectToSelect(MultiRule[multi.MselectOp]):
+    """MSELECT(x, i) is `select(d == owner_i, x, invalid)`."""
+
+    op_type = multi.MselectOp
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: multi.MselectOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        enc = placement_of(op.source.type)
+        assert isinstance(enc, OnAttr)
+        owner = low.number[enc.device_names[op.index.value.data]]
+        return [b.mask(b.eq(b.d, owner), operands[0])]
+
+
+class MstackToStackIndex(MultiRule[multi.MstackOp]):
+    """MSTACK(s0..sn) is `index(stack(s0..sn), k(d))`, k(d) being d's position in the result's
+    device list."""
+
+    op_type = multi.MstackOp
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: multi.MstackOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        enc = placement_of(op.result.type)
+        assert isinstance(enc, OnAttr)
+        stacked = b.value(devidx.StackOp(operands))
+        return [b.value(devidx.IndexOp(stacked, b.idx(low.position(b, enc.device_names))))]
+
+
+@dataclass(frozen=True)
+class _Copy:
+    """A copy's two tensor types and their placements."""
+
+    src_t: TensorType
+    src: OnAttr | ShardAttr
+    dst_t: TensorType
+    dst: OnAttr | ShardAttr
+
+    @staticmethod
+    def of(op: multi.CopyOp) -> _Copy:
+        src_t, dst_t = op.source.type, op.result.type
+        assert isinstance(src_t, TensorType) and isinstance(dst_t, TensorType)
+        src, dst = placement_of(src_t), placement_of(dst_t)
+        assert src is not None and dst is not None
+        return _Copy(src_t, src, dst_t, dst)
+
+
+class CopyKeepingSliceCleans(MultiRule[multi.CopyOp]):
+    """COPY of a many-device `#multi.on` value to a shard on the same devices: every device
+    keeps its own slice, `clean(stored(x))` (a copy stores: Invalid lanes become 0)."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: _Lowering, op: multi.CopyOp) -> bool:
+        c = _Copy.of(op)
+        return copy_kind(c.src_t, c.dst_t) is CopyKind.KEEP_SLICE
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = _Copy.of(op)
+        assert isinstance(c.dst, ShardAttr)
+        return [low.clean(b, b.stored(operands[0]), c.dst_t, c.dst)]
+
+
+class CopyPermutingBuffersFetches(MultiRule[multi.CopyOp]):
+    """COPY between two many-device `#multi.on` placements of as many devices: buffer i of the
+    source is fetched by device i of the destination."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: _Lowering, op: multi.CopyOp) -> bool:
+        c = _Copy.of(op)
+        return copy_kind(c.src_t, c.dst_t) is CopyKind.PERMUTE
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = _Copy.of(op)
+        return [low.permute_buffers(b, operands[0], c.src.device_names, c.dst.device_names)]
+
+
+class CopyBetweenShardingsIsAllToAll(MultiRule[multi.CopyOp]):
+    """COPY between two shardings over the module's device list: an all-to-all of blocks."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: _Lowering, op: multi.CopyOp) -> bool:
+        c = _Copy.of(op)
+        return (
+            isinstance(c.src, ShardAttr)
+            and isinstance(c.dst, ShardAttr)
+            and list(c.src.device_names) == low.devices
+            and list(c.dst.device_names) == low.devices
+        )
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = _Copy.of(op)
+        assert isinstance(c.src, ShardAttr) and isinstance(c.dst, ShardAttr)
+        return [low.reshard(b, operands[0], c.src_t, c.src, c.dst_t, c.dst)]
+
+
+class CopyFromOneDeviceScatters(MultiRule[multi.CopyOp]):
+    """COPY of a `#multi.on` value to a sharding over the module's device list: the first
+    source device sends each device only its share."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: _Lowering, op: multi.CopyOp) -> bool:
+        c = _Copy.of(op)
+        return (
+            isinstance(c.src, OnAttr)
+            and isinstance(c.dst, ShardAttr)
+            and list(c.dst.device_names) == low.devices
+        )
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = _Copy.of(op)
+        assert isinstance(c.src, OnAttr) and isinstance(c.dst, ShardAttr)
+        return [low.scatter_from_one(b, operands[0], c.src, c.dst_t, c.dst)]
+
+
+class CopyFetchesLogicalValue(MultiRule[multi.CopyOp]):
+    """Any other COPY: every destination device fetches the source's logical value from its
+    owners (`clean`ed to its share for a shard destination); other devices hold Invalid."""
+
+    op_type = multi.CopyOp
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = _Copy.of(op)
+        logical = low.logical_value(b, operands[0], c.src_t, c.src)
+        if isinstance(c.dst, ShardAttr):
+            logical = low.clean(b, logical, c.dst_t, c.dst)
+        return [b.mask(low.member(b, c.dst.device_names), logical)]
+
+
+class AllreduceToFetchSchedule(MultiRule[multi.AllreduceOp]):
+    """ALLREDUCE is a naive, ring or all-to-all schedule of fetches (allreduce.py)."""
+
+    op_type = multi.AllreduceOp
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: multi.AllreduceOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        enc_src, enc_dst = placement_of(op.source.type), placement_of(op.result.type)
+        assert isinstance(enc_src, OnAttr) and isinstance(enc_dst, OnAttr)
+        return [
+            lower_allreduce(
+                b,
+                op.reduce_kind,
+                operands[0],
+                low.numbers(enc_src.device_names),
+                low.numbers(enc_dst.device_names),
+                low.strategy,
+            )
+        ]
+
+
+class ReduceOverShardAxisToAllreduce(MultiRule[tg.ReduceOp]):
+    """A reduce over the shard axis is a local reduce of `clean(x)` (lanes outside the device's
+    share are Invalid: they reduce as the identity) and an allreduce over the shard's devices."""
+
+    op_type = tg.ReduceOp
+
+    def applies(self, low: _Lowering, op: tg.ReduceOp) -> bool:
+        enc = placement_of(op.source.type)
+        return isinstance(enc, ShardAttr) and enc.axis_index in op.axes_list
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: tg.ReduceOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        src_t, res_t = op.source.type, op.result.type
+        assert isinstance(src_t, TensorType) and isinstance(res_t, TensorType)
+        enc = placement_of(src_t)
+        assert isinstance(enc, ShardAttr)
+        cleaned = low.clean(b, operands[0], src_t, enc)
+        partial = b.value(tg.ReduceOp(op.kind, cleaned, op.axes_list, plain(res_t)))
+        members = low.numbers(enc.device_names)
+        return [lower_allreduce(b, op.reduce_kind, partial, members, members, low.strategy)]
+
+
+class ShardedReduceCleansResult(MultiRule[tg.ReduceOp]):
+    """A reduce over other axes of a shard value is the same reduce, then `clean`: the reduce
+    of lanes outside the device's share is dropped again (its result is a shard value too)."""
+
+    op_type = tg.ReduceOp
+
+    def applies(self, low: _Lowering, op: tg.ReduceOp) -> bool:
+        return isinstance(placement_of(op.result.type), ShardAttr)
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: tg.ReduceOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        res_t = op.result.type
+        assert isinstance(res_t, TensorType)
+        enc = placement_of(res_t)
+        assert isinstance(enc, ShardAttr)
+        (reduced,) = _rebuild_plain(b, op, operands)
+        return [low.clean(b, reduced, res_t, enc)]
+
+
+class ShrinkOfOneShardFetchesFromOwner(MultiRule[tg.ShrinkOp]):
+    """A shrink that selects exactly one shard is the shrink on that shard's owner, fetched by
+    every device of the shard."""
+
+    op_type = tg.ShrinkOp
+
+    def applies(self, low: _Lowering, op: tg.ShrinkOp) -> bool:
+        return op.selected_shard() is not None
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: tg.ShrinkOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        enc = placement_of(op.source.type)
+        assert isinstance(enc, ShardAttr)
+        k = op.selected_shard()
+        assert k is not None
+        bounds = _map_bounds(op.bounds, low.vmap)
+        local = b.value(tg.ShrinkOp(operands[0], bounds, _strip(op.result.type)))
+        owner = low.number[enc.device_names[k]]
+        return [b.mask(low.member(b, enc.device_names), b.fetch(local, owner))]
+
+
+class ReturnToLocalBuffers(MultiRule[func.ReturnOp]):
+    """`func.return` returns each device's local buffer of every result (`local(x)` for a shard
+    value)."""
+
+    op_type = func.ReturnOp
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: func.ReturnOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        f = op.parent_op()
+        assert isinstance(f, func.FuncOp)
+        outputs = f.function_type.outputs.data
+        locals_ = [low.to_local(b, v, t) for v, t in zip(operands, outputs, strict=True)]
+        b.emit(func.ReturnOp(*locals_))
+        return []
+
+
+class PlacedOpWithRegionsIsRejected(MultiRule[Operation]):
+    """An op with regions on placed values is rejected (a diagnostic at the op)."""
+
+    op_type = Operation
+
+    def applies(self, low: _Lowering, op: Operation) -> bool:
+        return bool(op.regions) and _is_placed(op)
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: Operation, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        _fail(op, "ops with regions on placed values are not supported")
+
+
+class PlacedOpDropsEncodings(MultiRule[Operation]):
+    """Any other op on placed values (elementwise, movement, reduce, constant) is the same op on
+    the SPMD values: the encodings are dropped from every tensor type."""
+
+    op_type = Operation
+
+    def applies(self, low: _Lowering, op: Operation) -> bool:
+        return _is_placed(op)
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: Operation, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        return _rebuild_plain(b, op, operands)
+
+
+class UnplacedOpIsCopied(MultiRule[Operation]):
+    """An op on unplaced values is copied unchanged (on the new values of its operands)."""
+
+    op_type = Operation
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: Operation, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        new_op = op.clone(value_mapper=dict(low.vmap))
+        b.emit(new_op)
+        return new_op.results
+
+
+def multi_to_devidx_rules() -> list[MultiRule[Any]]:
+    """The rules of multi-to-devidx in table order (the first that applies to an op wins)."""
+    return [
+        MultiToInvalidPad(),
+        MselectToSelect(),
+        MstackToStackIndex(),
+        CopyKeepingSliceCleans(),
+        CopyPermutingBuffersFetches(),
+        CopyBetweenShardingsIsAllToAll(),
+        CopyFromOneDeviceScatters(),
+        CopyFetchesLogicalValue(),
+        AllreduceToFetchSchedule(),
+        ReduceOverShardAxisToAllreduce(),
+        ShardedReduceCleansResult(),
+        ShrinkOfOneShardFetchesFromOwner(),
+        ReturnToLocalBuffers(),
+        PlacedOpWithRegionsIsRejected(),
+        PlacedOpDropsEncodings(),
+        UnplacedOpIsCopied(),
+    ]
+
+
+def _is_placed(op: Operation) -> bool:
+    return any(placement_of(t) is not None for t in (*op.operand_types, *op.result_types))
+
+
+def _rebuild_plain(
+    b: SpmdBuilder, op: Operation, operands: Sequence[SSAValue]
+) -> Sequence[SSAValue]:
+    """`op` on the SPMD operands, with the encodings dropped from every tensor type."""
+    props = dict(op.properties)
+    if isinstance(op, ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
+        t = op.result.type
+        assert isinstance(t, TensorType)
+        props["value"] = DenseIntOrFPElementsAttr(plain(t), op.value.data)
+    new_op = op.create(
+        operands=list(operands),
+        result_types=[_strip(t) for t in op.result_types],
+        properties=props,
+        attributes=dict(op.attributes),
+    )
+    b.emit(new_op)
+    return new_op.results
+
+
 def _emit_device_num(block: Block) -> SSAValue:
     op = devidx.DeviceNumOp()
     block.add_op(op)
@@ -381,11 +635,6 @@ def _emit_device_num(block: Block) -> SSAValue:
 
 def _strip(t: Attribute) -> Attribute:
     return plain(t) if isinstance(t, TensorType) else t
-
-
-def _reduces_shard_axis(op: tg.ReduceOp) -> bool:
-    enc = placement_of(op.source.type)
-    return isinstance(enc, ShardAttr) and enc.axis_index in op.axes_list
 
 
 def _map_bounds(
@@ -431,6 +680,7 @@ class MultiToDevidx(ModulePass):
             op.attributes[SIGNATURE_ATTR] = main.function_type
         op.attributes[DEVICES_ATTR] = ArrayAttr(StringAttr(n) for n in devices)
         strategy = AllreduceStrategy(AllreduceMode(self.allreduce), self.ring_threshold)
+        rules = multi_to_devidx_rules()
         for f in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if f.is_declaration:
                 continue
@@ -441,7 +691,7 @@ class MultiToDevidx(ModulePass):
                     f, f"only @main may take or return placed values, found @{f.sym_name.data}"
                 )
             if f is main or _uses_placement(f.body):
-                _Lowering(devices, strategy).lower_function(f)
+                _Lowering(devices, strategy, rules).lower_function(f)
 
 
 def _find_main(module: ModuleOp) -> func.FuncOp | None:

@@ -3,19 +3,33 @@ outputs before and after the pass, for every rule, on 1, 2, 3, 4 and 8 devices, 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import multi_programs as P  # test/support, on pythonpath
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import make_context, multi, tg
 from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
+from xdsl_multi.transforms import multi_to_devidx
+from xdsl_multi.transforms.allreduce import AllreduceStrategy
 from xdsl_multi.transforms.devidx_simplify import DevidxSimplify
-from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
+from xdsl_multi.transforms.multi_to_devidx import (
+    MultiRule,
+    MultiToDevidx,
+    _Lowering,
+    multi_to_devidx_rules,
+)
 from xdsl_multi.transforms.specialize_devices import SpecializeDevices
+from xdsl_multi.transforms.spmd_builder import SpmdBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICE_COUNTS = [1, 2, 3, 4, 8]
@@ -60,6 +74,7 @@ def check_equivalent(text: str, seed: int = 0, **options: object) -> ModuleOp:
 @pytest.mark.parametrize("n", DEVICE_COUNTS)
 @pytest.mark.parametrize("rows", [8, 7, 4, 1])
 def test_multi_becomes_invalid_pad(n: int, rows: int) -> None:
+    # MultiToInvalidPad, ReturnToLocalBuffers
     after = check_equivalent(P.multi_of_buffers(n, rows))
     if n > 1:
         pads = [op for op in after.walk() if isinstance(op, tg.PadOp)]
@@ -68,6 +83,7 @@ def test_multi_becomes_invalid_pad(n: int, rows: int) -> None:
 
 @pytest.mark.parametrize("n", DEVICE_COUNTS)
 def test_mselect_and_mstack(n: int) -> None:
+    # MselectToSelect, MstackToStackIndex
     for i in range(n):
         check_equivalent(P.mselect(n, i))
     check_equivalent(P.mstack(n))
@@ -76,6 +92,8 @@ def test_mselect_and_mstack(n: int) -> None:
 @pytest.mark.parametrize("n", DEVICE_COUNTS)
 @pytest.mark.parametrize("rows", [8, 7])
 def test_every_copy_kind(n: int, rows: int) -> None:
+    # CopyKeepingSliceCleans, CopyPermutingBuffersFetches, CopyBetweenShardingsIsAllToAll,
+    # CopyFromOneDeviceScatters, CopyFetchesLogicalValue
     for name, text in P.copy_cases(n, rows).items():
         try:
             check_equivalent(text)
@@ -87,6 +105,7 @@ def test_every_copy_kind(n: int, rows: int) -> None:
 @pytest.mark.parametrize("strategy", ["naive", "ring", "all2all"])
 @pytest.mark.parametrize("kind", ["add", "mul", "max"])
 def test_allreduce_schedules(n: int, strategy: str, kind: str) -> None:
+    # AllreduceToFetchSchedule
     for shape in [(4, 4), (5, 3)]:
         check_equivalent(P.allreduce(n, kind, shape), allreduce=strategy)
 
@@ -101,12 +120,14 @@ def test_allreduce_integers_and_subsets(n: int) -> None:
 @pytest.mark.parametrize("n", DEVICE_COUNTS)
 @pytest.mark.parametrize("rows", [8, 7, 4])
 def test_reduce_over_shard_axis(n: int, rows: int) -> None:
+    # ReduceOverShardAxisToAllreduce
     for kind in ["add", "max"]:
         check_equivalent(P.reduce_over_shard_axis(n, rows, kind), allreduce="ring")
 
 
 @pytest.mark.parametrize("n", DEVICE_COUNTS)
 def test_row_local_ops_and_movement(n: int) -> None:
+    # ShardedReduceCleansResult, PlacedOpDropsEncodings, ShrinkOfOneShardFetchesFromOwner
     check_equivalent(P.row_ops(n, 2 * n + 1))
     check_equivalent(P.movement(n))
 
@@ -145,3 +166,69 @@ def test_bad_option_is_a_pass_failure() -> None:
 
     with pytest.raises(PassFailedException, match="allreduce=bogus"):
         lower(P.allreduce(2, "add", (2, 2)), allreduce="bogus")
+
+
+# ---- rule -> test: every rule of the table has a lit chunk tagged `// Rule: <name>` -----------
+
+LIT_DIR = ROOT / "test" / "lit" / "transforms" / "multi-to-devidx"
+RULE_NAMES = [type(r).__name__ for r in multi_to_devidx_rules()]
+DIAGNOSTIC_RULES = {"PlacedOpWithRegionsIsRejected"}  # its lit test checks the diagnostic
+
+
+def test_docstring_table_lists_every_rule_in_table_order() -> None:
+    doc = multi_to_devidx.__doc__
+    assert doc is not None
+    assert re.findall(r"^\|.*\| `(\w+)` \|$", doc, re.MULTILINE) == RULE_NAMES
+
+
+def tagged_chunks(rule: str) -> list[tuple[Path, str]]:
+    """The lit chunks (split at `// -----`) tagged `// Rule: <rule>`."""
+    return [
+        (path, chunk)
+        for path in sorted(LIT_DIR.glob("*.mlir"))
+        for chunk in path.read_text().split("\n// -----\n")
+        if re.search(rf"^// Rule: {rule}$", chunk, re.MULTILINE)
+    ]
+
+
+class _Recording(MultiRule[Any]):
+    """A rule of the table that notes its name when it lowers an op."""
+
+    def __init__(self, rule: MultiRule[Any], fired: list[str]):
+        self.rule, self.fired, self.op_type = rule, fired, rule.op_type
+
+    def applies(self, low: _Lowering, op: Operation) -> bool:
+        return self.rule.applies(low, op)
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: Operation, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        self.fired.append(type(self.rule).__name__)
+        return self.rule.lower(low, b, op, operands)
+
+
+def fired_rules(text: str) -> list[str]:
+    """The rules that lower the ops of @main, in op order."""
+    module = parse(text)
+    fired: list[str] = []
+    rules = [_Recording(r, fired) for r in multi_to_devidx_rules()]
+    devices = module.attributes["multi.devices"]  # every tagged chunk lists its devices
+    assert isinstance(devices, ArrayAttr)
+    names = [a.data for a in devices.data if isinstance(a, StringAttr)]
+    lowering = _Lowering(names, AllreduceStrategy(), rules)
+    (main,) = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.sym_name.data == "main"]
+    try:
+        lowering.lower_function(main)
+    except PassFailedException:
+        assert fired[-1] in DIAGNOSTIC_RULES
+    return fired
+
+
+@pytest.mark.parametrize("rule", RULE_NAMES)
+def test_every_rule_has_a_lit_chunk_that_fires_it(rule: str) -> None:
+    chunks = tagged_chunks(rule)
+    assert chunks, f"no lit chunk in {LIT_DIR} is tagged // Rule: {rule}"
+    for path, chunk in chunks:
+        assert rule in fired_rules(chunk), f"{path.name} is tagged {rule} but does not fire it"
+        if rule not in DIAGNOSTIC_RULES:  # numeric: test_lit_inputs_keep_meaning_at_every_level
+            assert path in LIT_INPUTS, path.name

@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p 'multi-to-devidx{allreduce=all2all}' | filecheck %s
+// Rule: AllreduceToFetchSchedule
 // All-to-all allreduce over 2 devices: one chunk fetched for the reduce-scatter, one for the
 // gather.
 

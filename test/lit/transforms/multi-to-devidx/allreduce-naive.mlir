@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p 'multi-to-devidx{allreduce=naive}' | filecheck %s
+// Rule: AllreduceToFetchSchedule
 // Naive allreduce: every device fetches every buffer and reduces.
 
 module attributes {multi.devices = ["CPU:0", "CPU:1", "CPU:2"]} {

@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p 'multi-to-devidx{allreduce=ring}' | filecheck %s
+// Rule: AllreduceToFetchSchedule
 // Ring allreduce over 3 devices: 2 reduce-scatter steps and 2 all-gather steps, each fetching one
 // chunk of ceil(7/3) = 3 elements from device (d - 1) mod 3.
 

@@ -1,5 +1,6 @@
 // RUN: multi-opt %s -p 'multi-to-devidx{ring-threshold=8}' | filecheck %s --check-prefix=RING
 // RUN: multi-opt %s -p 'multi-to-devidx' | filecheck %s --check-prefix=NAIVE
+// Rule: AllreduceToFetchSchedule
 // auto: ring when N > 2 and numel > ring-threshold, naive otherwise.
 
 module attributes {multi.devices = ["CPU:0", "CPU:1", "CPU:2"]} {

@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p multi-to-devidx | filecheck %s
+// Rule: CopyFetchesLogicalValue
 // A gather to one device: each owner's share is fetched once and the pieces are summed (a fetch
 // stores Invalid as 0); the result is Invalid on every other device.
 

@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p multi-to-devidx | filecheck %s
+// Rule: CopyKeepingSliceCleans
 // A many-device #multi.on value copied to a shard on the same devices: every device keeps the
 // slice of its own buffer, and nothing moves.
 

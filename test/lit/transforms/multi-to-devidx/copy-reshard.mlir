@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p multi-to-devidx | filecheck %s
+// Rule: CopyBetweenShardingsIsAllToAll
 // A reshard from axis 0 to axis 1 is an all-to-all of blocks: for each shift t, device j sends
 // the part of its share that device (j + t) mod N owns, and device d fetches it from
 // (d - t) mod N. N fetches (t = 0 fetches from d itself, which moves nothing once devices are

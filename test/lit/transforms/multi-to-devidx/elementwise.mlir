@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p multi-to-devidx | filecheck %s
+// Rule: PlacedOpDropsEncodings
 // Elementwise ops and constants on sharded values become the same ops on plain tensors of the
 // logical shape; nothing moves.
 

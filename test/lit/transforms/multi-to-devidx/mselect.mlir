@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p multi-to-devidx | filecheck %s
+// Rule: MselectToSelect
 // MSELECT becomes select(d == i, x, invalid).
 
 module attributes {multi.devices = ["CPU:0", "CPU:1"]} {

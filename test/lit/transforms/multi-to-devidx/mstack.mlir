@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p multi-to-devidx | filecheck %s
+// Rule: MstackToStackIndex
 // MSTACK becomes index(stack(s0..sn), d).
 
 module attributes {multi.devices = ["CPU:0", "CPU:1"]} {

@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p multi-to-devidx | filecheck %s
+// Rule: MultiToInvalidPad
 // MULTI becomes an Invalid pad with d-dependent bounds, cut back to the logical length
 // (7 rows over 3 devices: 3-row buffers, padded to 9 rows, shrunk to 7).
 

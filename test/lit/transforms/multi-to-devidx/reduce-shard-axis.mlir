@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p 'multi-to-devidx{allreduce=naive}' | filecheck %s
+// Rule: ReduceOverShardAxisToAllreduce
 // A reduce over the shard axis: a local reduce of the device's own rows (others Invalid, which
 // reduce as the identity) and an allreduce; the result is on every device.
 

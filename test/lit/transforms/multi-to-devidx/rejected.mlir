@@ -13,6 +13,7 @@ module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
 
 // -----
 
+// Rule: PlacedOpWithRegionsIsRejected
 module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
   func.func @main(%x: tensor<4xf32, #multi.on<["CPU:0", "CPU:1"]>>, %c: i1) -> tensor<4xf32, #multi.on<["CPU:0", "CPU:1"]>> {
     %r = scf.if %c -> (tensor<4xf32, #multi.on<["CPU:0", "CPU:1"]>>) {

@@ -1,4 +1,5 @@
 // RUN: multi-opt %s -p multi-to-devidx | filecheck %s
+// Rule: ShrinkOfOneShardFetchesFromOwner
 // A shrink that selects exactly one shard: computed on its owner and fetched by every device.
 
 module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
