@@ -92,8 +92,8 @@ def minimize(text: str, fails: Callable[[str], bool]) -> str:
     # (1) one result
     best = prog.text()
     for name in [*prog.results, *(Prog.defined(line) for line in prog.body)]:
-        if name not in prog.types:  # a name xDSL does not keep as a hint (%c0_0)
-            continue
+        if not prog.types.get(name, "").startswith("tensor<"):  # an index, or a name xDSL
+            continue  # does not keep as a hint (%c0_0)
         prog.results = [name]
         candidate = prog.text()
         if len(candidate) < len(best) and fails(candidate):

@@ -91,10 +91,15 @@ def constant_pool(elt: str) -> Sequence[float | int]:
 
 INVALID_PAD_P = 0.6
 """How often a `tg.pad` fills Invalid rather than a value."""
+INVALID_START_P = 0.3
+"""How often a program starts with an Invalid pad (of an argument), whose lanes then flow on."""
 INVALID_OPERAND_P = 0.3
 """How often an op's operand is chosen among the values that may hold Invalid lanes."""
 USED_RESULT_P = 0.5
 """How often one result is also an operand of other ops (not a sink)."""
+ALL_SINKS_P = 0.5
+"""How often every value no op uses is returned (up to MAX_RESULTS)."""
+MAX_RESULTS = 6
 
 # Ops that store their operand (Invalid lanes become 0) or reduce it (Invalid lanes become the
 # identity): their results are free of Invalid (SPEC §4, rules 2-3).
@@ -753,7 +758,8 @@ class Builder:
             return self.index_const(k)
         return str(k)
 
-    def op_pad(self) -> None:
+    def op_pad(self, invalid: bool | None = None) -> None:
+        """`invalid`: the fill is Invalid (True), a value (False), or chosen (None)."""
         c = self.c
         x = self.pick(lambda v: bool(self._free_axes(v)))
         axes = c.subset(self._free_axes(x))
@@ -772,7 +778,8 @@ class Builder:
             constant_pool(x.elt)
         )
         self.use(x)
-        if c.boolean(INVALID_PAD_P):  # Invalid fill: stored as 0, the identity in reductions
+        if invalid if invalid is not None else c.boolean(INVALID_PAD_P):
+            # Invalid fill: stored as 0, the identity in reductions
             self.add(f"tg.pad {x.name} [{', '.join(bounds)}] invalid : {x.type} -> {{res}}",
                      shape, x.elt, x.enc, x.bound, x.drift, "tg.pad.invalid")
             return
@@ -932,13 +939,17 @@ class Builder:
         args = [self.argument(i) for i in range(nargs)]
         target = c.integer(1, max_ops)
         attempts = 0
+        invalid_start = c.boolean(INVALID_START_P)
         while len(self.op_names) < target and attempts < 8 * max_ops:
             attempts += 1
-            kind = c.weighted(self.OPS)
+            kind = "pad" if invalid_start and attempts <= 2 else c.weighted(self.OPS)
             saved = (len(self.lines), len(self.values), len(self.op_names), self.counter,
                      dict(self.index_consts), [v.uses for v in self.values])
             try:
-                getattr(self, f"op_{kind}")()
+                if kind == "pad":
+                    self.op_pad(True if invalid_start and attempts <= 2 else None)
+                else:
+                    getattr(self, f"op_{kind}")()
             except NotApplicable:
                 n_lines, n_vals, n_ops, counter, consts, uses = saved
                 del self.lines[n_lines:], self.values[n_vals:], self.op_names[n_ops:]
@@ -953,6 +964,8 @@ class Builder:
         c = self.c
         nres = c.weighted([(1, 3), (2, 3), (3, 2)])
         sinks = [v for v in reversed(self.values) if v.uses == 0]
+        if c.boolean(ALL_SINKS_P):  # nothing computed is dead
+            nres = max(nres, min(len(sinks), MAX_RESULTS))
         out: list[Val] = []
         for _ in range(nres):
             pool = [v for v in sinks if v not in out] or list(reversed(self.values))
