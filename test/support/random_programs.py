@@ -22,7 +22,11 @@ Coverage:
   the shard axis, shrink selecting one non-empty shard, flip off the shard axis;
 - every `multi.copy` kind (to one device, all-gather, scatter, broadcast, on->on permute,
   keep-slice, reshard between axes and between device orders, subsets), `multi.multi`,
-  `multi.mselect`, `multi.mstack`, `multi.allreduce` add/mul/max.
+  `multi.mselect`, `multi.mstack`, `multi.allreduce` add/mul/max;
+- Invalid lanes everywhere (issue 9): `tg.pad ... invalid` on any free axis, often first, and
+  operands that may hold Invalid lanes preferred, so they meet every kind of op; a max over
+  them (which may be the identity) is only returned; results that other ops also use, and
+  often every value no op uses.
 
 Numerics: every value carries a bound on its magnitude and an estimate of how far it may drift
 between levels of lowering (float sums in another order: a sharded reduce, a ring allreduce).
