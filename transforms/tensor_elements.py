@@ -47,6 +47,7 @@ from xdsl_multi.transforms.scalar_graph import (
     Valid,
     accumulator_type,
     reduce_combine,
+    walk,
     zero_of,
 )
 from xdsl_multi.transforms.value_facts import int_constant
@@ -104,7 +105,8 @@ class TensorEvaluator:
     """Builds the scalar element of device-level tensor values at symbolic indices.
 
     `is_leaf(value)` says which tensors are materialized: those are read with `load` nodes
-    (their buffers hold no Invalid lanes). `leaves` lists the ones read, in first-use order.
+    (a buffer holds 0 in the value's Invalid lanes, see `_stored`). `leaves` lists the ones
+    read, in first-use order.
     """
 
     def __init__(
@@ -138,13 +140,36 @@ class TensorEvaluator:
         hit = self._memo.get(key)
         if hit is None:
             if self.is_leaf(value):
-                if value not in self.leaves:
-                    self.leaves.append(value)
-                hit = self.g.load(value, idx), True
+                hit = self._stored(value, idx)
             else:
                 hit = self._from_scratch(value, idx) or self.define(value, idx)
             self._memo[key] = hit
         return hit
+
+    # -- materialized values ----------------------------------------------------------------
+
+    def _stored(self, value: SSAValue, idx: Index) -> Element:
+        """Element `idx` of a materialized value: a `load` of its buffer, valid where the value
+        is. A result or a sent value may carry Invalid lanes: its buffer holds 0 there (rule 3),
+        but the value's other users still see them Invalid (rule 1), so its validity is built
+        from its producers (a separate evaluator: only the buffers that validity reads join
+        this kernel's leaves)."""
+        valid: Valid = True
+        if not _free_of_invalid(value):
+            probe = TensorEvaluator(self.g, self.is_leaf, self.splats)
+            probe.shared_vars, probe.device_value = self.shared_vars, self.device_value
+            probe.scratch = False
+            _, valid = probe.define(value, idx)
+            if valid is False:
+                et = element_type(value)
+                return self.g.const(zero_of(et), et), False
+            if valid is not True:
+                read = {n.payload[0] for n in walk([valid]) if n.kind == "load"}
+                self.leaves += [v for v in probe.leaves if v in read and v not in self.leaves]
+                self.checks += probe.checks
+        if value not in self.leaves:
+            self.leaves.append(value)
+        return self.g.load(value, idx), valid
 
     # -- scratch rows -----------------------------------------------------------------------
 
@@ -527,6 +552,16 @@ class TensorEvaluator:
             )
         self._scalars[value] = node
         return node
+
+
+def _free_of_invalid(value: SSAValue) -> bool:
+    """Whether a materialized value has no Invalid lane by what it is: an argument, a received
+    or fetched message, a `tg.contiguous` or a constant (stored, rule 3), a reduction (rule 2)."""
+    op = value.owner
+    return not isinstance(op, Operation) or isinstance(
+        op,
+        devidx.RecvOp | devidx.FetchOp | tg.ContiguousOp | tg.ReduceOp | arith.ConstantOp,
+    )
 
 
 def _conjuncts(node: SNode) -> set[int]:

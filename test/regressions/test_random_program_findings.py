@@ -1,14 +1,20 @@
-"""Minimized programs found by the random-program equivalence test
-(test/transforms/test_random_programs.py), each run through the whole pipeline with
-`pipeline_check.check_program`. Known bugs are `xfail(strict=True)`: when a fix lands the test
-starts passing and must be turned into a plain regression test."""
+"""Minimized programs found by the random-program equivalence tests
+(test/transforms/test_random_programs.py, test/runtime/test_compiled_corpus.py) and reported
+ones (issue 9), each run through the whole pipeline with `pipeline_check.check_program` and
+compiled on the threads backend (kernels specialized per device and in SPMD mode) against the
+interpreter; issue 9's program also on the mpi backend. Known bugs are `xfail(strict=True)`:
+when a fix lands the test starts passing and must be turned into a plain regression test."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from compiled_runs import MODES, compare_with_interp, inputs_for, lowered
+from mpi_jobs import mpirun, needs_mpi
 from pipeline_check import ALLREDUCE, check_program
+
+from xdsl_multi.runtime.executor import Program
 
 HERE = Path(__file__).resolve().parent
 
@@ -22,7 +28,14 @@ FINDINGS: dict[str, str | None] = {
     # part Invalid (a smaller pad) instead of shrinking with negative bounds
     "reduce_of_invalid_pad_negative_shrink.mlir": None,
     "where_of_invalid_pad_negative_shrink.mlir": None,
+    # fixed (issue 9): form-kernels read a returned value's buffer (Invalid stored as 0) in
+    # another kernel as if every lane were valid
+    "issue9_result_read_by_other_kernel.mlir": None,
+    "invalid_result_read_by_other_kernel.mlir": None,
+    "max_of_returned_invalid_pad.mlir": None,
 }
+
+ISSUE9 = HERE / "issue9_result_read_by_other_kernel.mlir"
 
 
 def _cases() -> list[object]:
@@ -37,3 +50,24 @@ def _cases() -> list[object]:
 @pytest.mark.parametrize("allreduce", ALLREDUCE)
 def test_finding(name: str, allreduce: str) -> None:
     check_program((HERE / name).read_text(), allreduce, 0, seed=0)
+
+
+@pytest.mark.parametrize("name", _cases())
+@pytest.mark.parametrize("mode", MODES)
+def test_finding_compiled(name: str, mode: str) -> None:
+    """The compiled threads backend gives the interpreter's results (input seeds 0 and 1)."""
+    text = (HERE / name).read_text()
+    with Program(lowered(text, mode)) as program:
+        for seed in (0, 1):
+            inputs = inputs_for(text, seed)
+            assert compare_with_interp(text, inputs, program(inputs), "threads") is None
+
+
+@needs_mpi
+@pytest.mark.parametrize("spmd", [False, True], ids=["specialized", "spmd"])
+def test_issue9_on_mpi(spmd: bool) -> None:
+    """`multi-run --backend mpi --check` on 3 ranks, as the issue ran it on threads."""
+    r = mpirun(3, "-m", "xdsl_multi.tools.multi_run", ISSUE9, "--backend", "mpi",
+               "--random-inputs", "--check", *(["--spmd"] if spmd else []), timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "check: mpi matches interp (8 results)" in r.stdout, r.stdout + r.stderr

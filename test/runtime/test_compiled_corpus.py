@@ -1,13 +1,23 @@
 """Every example and a set of random programs give the reference interpreter's results on the
 compiled backends: threads here, mpi on 2 and 3 ranks in one MPI job each
 (support/mpi_corpus_driver.py); with the kernels specialized per device and in SPMD mode
-(built once, the device number an argument)."""
+(built once, the device number an argument). More random programs run on threads only
+(compiled_runs.THREADS_RANDOM_SEEDS; environment variables raise the count for a soak)."""
 
 from __future__ import annotations
 
 import pytest
-from compiled_runs import MODES, compare_with_interp, corpus, device_count, inputs_for, lowered
+from compiled_runs import (
+    MODES,
+    THREADS_RANDOM_SEEDS,
+    compare_with_interp,
+    corpus,
+    device_count,
+    inputs_for,
+    lowered,
+)
 from mpi_jobs import SUPPORT, mpirun, needs_mpi
+from random_programs import random_program
 
 from xdsl_multi.runtime.executor import Program
 
@@ -23,6 +33,18 @@ def test_threads_matches_interp(name: str, text: str, seed: int, mode: str) -> N
         again = program(inputs)  # steady state: reused device memory gives the same results
     assert compare_with_interp(text, inputs, first, "threads") is None
     assert compare_with_interp(text, inputs, again, "threads") is None
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("seed", THREADS_RANDOM_SEEDS)
+def test_random_program_threads_matches_interp(seed: int, mode: str) -> None:
+    """Random programs (Invalid lanes meeting every kind of op, encodings on any subset of the
+    devices in any order) compiled with the real JIT give the interpreter's results."""
+    text = random_program(seed).text
+    inputs = inputs_for(text, seed)
+    with Program(lowered(text, mode)) as program:
+        mismatch = compare_with_interp(text, inputs, program(inputs), "threads")
+    assert mismatch is None, f"{mismatch}\n--- random_program({seed}), input seed {seed}:\n{text}"
 
 
 @needs_mpi

@@ -6,7 +6,7 @@ one that still fails, for regression tests and bug reports.
     python test/support/minimize_program.py FILE.mlir [...same options]
 
 Greedy: (1) keep only the ops one result depends on, trying every value as the single result;
-(2) drop unused arguments; (3) repeatedly replace an op's result by one of its operands of the
+(2) drop unused arguments; (3) drop results one at a time; (4) repeatedly replace an op's result by one of its operands of the
 same type (dropping the op) while the program still verifies and still fails. "Fails" means
 `pipeline_check.check_program` raises (the same stage or not: check the message).
 """
@@ -35,7 +35,7 @@ class Prog:
     def __init__(self, text: str):
         module = Parser(make_context(), text).parse_module()
         main = next(op for op in module.walk() if isinstance(op, func.FuncOp))
-        self.header = next(ln for ln in text.splitlines() if ln.lstrip().startswith("module"))
+        self.header = next(ln for ln in text.splitlines() if ln.lstrip().startswith(("module", "builtin.module")))
         self.args = [(f"%{a.name_hint}", str(a.type)) for a in main.args]
         self.types: dict[str, str] = dict(self.args)
         lines = text.splitlines()
@@ -45,7 +45,7 @@ class Prog:
             s = line.strip()
             if s.startswith("func.return"):
                 self.results = _NAME.findall(s.split(":")[0])
-            elif s.startswith("%"):
+            elif s.startswith("%") and " = " in s:  # not a multi-line signature's arguments
                 self.body.append(s)
         for op in main.body.ops:
             for r in op.results:
@@ -92,6 +92,8 @@ def minimize(text: str, fails: Callable[[str], bool]) -> str:
     # (1) one result
     best = prog.text()
     for name in [*prog.results, *(Prog.defined(line) for line in prog.body)]:
+        if not prog.types.get(name, "").startswith("tensor<"):  # an index, or a name xDSL
+            continue  # does not keep as a hint (%c0_0)
         prog.results = [name]
         candidate = prog.text()
         if len(candidate) < len(best) and fails(candidate):
@@ -108,7 +110,17 @@ def minimize(text: str, fails: Callable[[str], bool]) -> str:
             if fails(candidate):
                 best, changed = candidate, True
                 continue
-        # (3) bypass an op: its result becomes one of its operands of the same type
+        # (3) drop one result (several results may be needed: kernels that share work)
+        for i in range(len(prog.results) if len(prog.results) > 1 else 0):
+            trial = Prog(best)
+            del trial.results[i]
+            candidate = trial.text()
+            if fails(candidate):
+                best, changed = candidate, True
+                break
+        if changed:
+            continue
+        # (4) bypass an op: its result becomes one of its operands of the same type
         for i, line in enumerate(prog.body):
             out = Prog.defined(line)
             for operand in dict.fromkeys(Prog.used(line)):

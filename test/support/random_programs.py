@@ -22,7 +22,11 @@ Coverage:
   the shard axis, shrink selecting one non-empty shard, flip off the shard axis;
 - every `multi.copy` kind (to one device, all-gather, scatter, broadcast, on->on permute,
   keep-slice, reshard between axes and between device orders, subsets), `multi.multi`,
-  `multi.mselect`, `multi.mstack`, `multi.allreduce` add/mul/max.
+  `multi.mselect`, `multi.mstack`, `multi.allreduce` add/mul/max;
+- Invalid lanes everywhere (issue 9): `tg.pad ... invalid` on any free axis, often first, and
+  operands that may hold Invalid lanes preferred, so they meet every kind of op; a max over
+  them (which may be the identity) is only returned; results that other ops also use, and
+  often every value no op uses.
 
 Numerics: every value carries a bound on its magnitude and an estimate of how far it may drift
 between levels of lowering (float sums in another order: a sharded reduce, a ring allreduce).
@@ -87,6 +91,20 @@ def eps(elt: str) -> float:
 
 def constant_pool(elt: str) -> Sequence[float | int]:
     return FLOAT_CONSTANTS if is_float(elt) else INT_CONSTANTS if is_int(elt) else (1, 0)
+
+
+INVALID_PAD_P = 0.6
+"""How often a `tg.pad` fills Invalid rather than a value."""
+INVALID_START_P = 0.3
+"""How often a program starts with an Invalid pad (of an argument), whose lanes then flow on."""
+INVALID_OPERAND_P = 0.3
+"""How often an op's operand is chosen among the values that may hold Invalid lanes."""
+USED_RESULT_P = 0.5
+"""How often one result is also an operand of other ops (not a sink)."""
+ALL_SINKS_P = 0.5
+"""How often every value no op uses is returned (up to MAX_RESULTS)."""
+MAX_RESULTS = 6
+
 # Ops that store their operand (Invalid lanes become 0) or reduce it (Invalid lanes become the
 # identity): their results are free of Invalid (SPEC §4, rules 2-3).
 MATERIALIZING = frozenset({"tg.contiguous", "multi.copy", "multi.allreduce", "tg.reduce"})
@@ -245,6 +263,7 @@ class Val:
     drift: float = 0.0  # possible difference between levels; 0 = bit-exact
     uses: int = 0
     invalid: bool = False  # may hold Invalid lanes (from `tg.pad ... invalid`)
+    terminal: bool = False  # only returned, never an operand (a max that may be the identity)
 
     @property
     def type(self) -> str:
@@ -398,7 +417,7 @@ class Builder:
         if len(devs) > 1:
             full = len(devs) <= max_len
             options += [("reversed", 2 if full else 0), ("rotated", 2 if full else 0),
-                        ("subset", 3)]
+                        ("subset", 5)]
         kind = c.weighted(options) if any(w for _, w in options) else "subset"
         if kind == "all":
             return tuple(devs)
@@ -421,13 +440,14 @@ class Builder:
         return f"%v{self.counter}"
 
     def add(self, line_fmt: str, shape: Sequence[int], elt: str, enc: Enc, bound: float,
-            drift: float, op_name: str) -> Val:
+            drift: float, op_name: str, terminal: bool = False) -> Val:
         operands, self.pending = self.pending, []
         if op_name == "tg.pad.invalid":
             invalid, op_name = True, "tg.pad"
         else:
             invalid = op_name not in MATERIALIZING and any(o.invalid for o in operands)
-        v = Val(self.fresh(), tuple(shape), elt, enc, bound, drift, invalid=invalid)
+        v = Val(self.fresh(), tuple(shape), elt, enc, bound, drift, invalid=invalid,
+                terminal=terminal)
         self.check_value(v)
         for o in operands:
             o.uses += 1
@@ -439,6 +459,8 @@ class Builder:
     def check_value(self, v: Val) -> None:
         if v.numel > MAX_NUMEL or len(v.shape) > MAX_RANK or any(d < 1 for d in v.shape):
             raise NotApplicable("too large")
+        if v.terminal:  # the identity (-inf, the type's minimum) where a range is all Invalid
+            return
         if is_float(v.elt) and (v.bound > MAX_FLOAT_BOUND or v.drift > MAX_DRIFT):
             raise NotApplicable("numerics")
         if is_int(v.elt) and v.bound > INT_BOUND[v.elt]:
@@ -449,10 +471,14 @@ class Builder:
         self.pending = list(vals)
 
     def pick(self, pred: Callable[[Val], bool]) -> Val:
-        """A value satisfying pred, most recent first (shrinks toward the latest value)."""
-        cands = [v for v in reversed(self.values) if pred(v)]
+        """A value satisfying pred, most recent first (shrinks toward the latest value); often
+        one that may hold Invalid lanes, so that they meet every kind of op."""
+        cands = [v for v in reversed(self.values) if pred(v) and not v.terminal]
         if not cands:
             raise NotApplicable("no operand")
+        invalid = [v for v in cands if v.invalid]
+        if invalid and self.c.boolean(INVALID_OPERAND_P):
+            return self.c.choice(invalid)
         return self.c.choice(cands)
 
     def index_const(self, k: int) -> str:
@@ -537,8 +563,8 @@ class Builder:
             return (v.shape == shape and v.elt == elt and v.enc.kind != "none"
                     and enc.kind != "none" and v.enc != enc and (v.exact or not exact))
 
-        existing = [v for v in reversed(self.values) if same(v)]
-        others = [v for v in reversed(self.values) if movable(v)]
+        existing = [v for v in reversed(self.values) if same(v) and not v.terminal]
+        others = [v for v in reversed(self.values) if movable(v) and not v.terminal]
         how = c.weighted([("existing", 5 if existing else 0), ("constant", 3),
                           ("copy", 2 if others else 0)])
         if how == "existing":
@@ -645,12 +671,11 @@ class Builder:
             axes = sorted({*axes, x.enc.axis})  # reduce over the shard axis more often
         if c.boolean(0.2):
             axes = c.permutation(axes)
-        # max over a range that is entirely Invalid would give -inf (the identity): keep
-        # values that may hold Invalid to add and mul
-        kind = c.weighted([("add", 3), ("max", 0 if x.invalid else 3), ("mul", 1)]
+        # max over a range that is entirely Invalid gives the identity (-inf, the type's
+        # minimum, false): such a max of a value that may hold Invalid is only returned
+        kind = c.weighted([("add", 3), ("max", 3), ("mul", 1)]
                           if x.elt != "i1" else [("max", 1)])
-        if x.elt == "i1" and x.invalid:
-            raise NotApplicable("max of Invalid booleans")
+        terminal = kind == "max" and x.invalid
         k = math.prod(x.shape[a] for a in axes)
         b, e = x.bound, x.drift
         if kind == "max":
@@ -671,7 +696,7 @@ class Builder:
         self.use(x)
         axes_text = ", ".join(map(str, axes))
         self.add(f"tg.reduce {kind} {x.name} [{axes_text}] : {x.type} -> {{res}}", shape, x.elt,
-                 enc, bound, drift, "tg.reduce")
+                 enc, bound, drift, "tg.reduce", terminal)
 
     def op_reshape(self) -> None:
         x = self.pick(lambda v: True)
@@ -737,7 +762,8 @@ class Builder:
             return self.index_const(k)
         return str(k)
 
-    def op_pad(self) -> None:
+    def op_pad(self, invalid: bool | None = None) -> None:
+        """`invalid`: the fill is Invalid (True), a value (False), or chosen (None)."""
         c = self.c
         x = self.pick(lambda v: bool(self._free_axes(v)))
         axes = c.subset(self._free_axes(x))
@@ -756,7 +782,8 @@ class Builder:
             constant_pool(x.elt)
         )
         self.use(x)
-        if c.boolean(0.4):  # Invalid fill: stored as 0, the identity in reductions
+        if invalid if invalid is not None else c.boolean(INVALID_PAD_P):
+            # Invalid fill: stored as 0, the identity in reductions
             self.add(f"tg.pad {x.name} [{', '.join(bounds)}] invalid : {x.type} -> {{res}}",
                      shape, x.elt, x.enc, x.bound, x.drift, "tg.pad.invalid")
             return
@@ -902,7 +929,7 @@ class Builder:
 
     OPS: tuple[tuple[str, int], ...] = (
         ("binary", 6), ("unary", 3), ("copy", 5), ("reduce", 4), ("reshape", 2),
-        ("permute", 2), ("shrink", 3), ("cmp", 2), ("where", 2), ("cast", 2), ("pad", 3),
+        ("permute", 2), ("shrink", 3), ("cmp", 2), ("where", 2), ("cast", 2), ("pad", 5),
         ("expand", 2), ("flip", 1), ("multi", 2), ("mselect", 1), ("mstack", 2),
         ("allreduce", 3), ("contiguous", 1),
     )
@@ -916,13 +943,17 @@ class Builder:
         args = [self.argument(i) for i in range(nargs)]
         target = c.integer(1, max_ops)
         attempts = 0
+        invalid_start = c.boolean(INVALID_START_P)
         while len(self.op_names) < target and attempts < 8 * max_ops:
             attempts += 1
-            kind = c.weighted(self.OPS)
+            kind = "pad" if invalid_start and attempts <= 2 else c.weighted(self.OPS)
             saved = (len(self.lines), len(self.values), len(self.op_names), self.counter,
                      dict(self.index_consts), [v.uses for v in self.values])
             try:
-                getattr(self, f"op_{kind}")()
+                if kind == "pad":
+                    self.op_pad(True if invalid_start and attempts <= 2 else None)
+                else:
+                    getattr(self, f"op_{kind}")()
             except NotApplicable:
                 n_lines, n_vals, n_ops, counter, consts, uses = saved
                 del self.lines[n_lines:], self.values[n_vals:], self.op_names[n_ops:]
@@ -937,10 +968,19 @@ class Builder:
         c = self.c
         nres = c.weighted([(1, 3), (2, 3), (3, 2)])
         sinks = [v for v in reversed(self.values) if v.uses == 0]
+        if c.boolean(ALL_SINKS_P):  # nothing computed is dead
+            nres = max(nres, min(len(sinks), MAX_RESULTS))
         out: list[Val] = []
         for _ in range(nres):
             pool = [v for v in sinks if v not in out] or list(reversed(self.values))
             out.append(c.choice(pool))
+        # a value both returned and used by other ops (its buffer stores Invalid as 0, its
+        # users still see Invalid: issue 9), most often one that may hold Invalid lanes
+        used = [v for v in reversed(self.values) if v.uses > 0 and v not in out]
+        if used and c.boolean(USED_RESULT_P):
+            invalid = [v for v in used if v.invalid]
+            out.insert(c.integer(0, len(out)),
+                       c.choice(invalid if invalid and c.boolean(0.7) else used))
         return out
 
     def module_text(self, args: list[Val], results: list[Val]) -> str:
