@@ -10,8 +10,10 @@ What differs from `xDSLOptMain`:
 - the input is verified before the first pass and after every pass (naming the pass);
 - parse, verifier, pipeline, target, input-file and pass errors are one diagnostic each, on
   stderr with exit code 1; with --verify-diagnostics (parse errors also with
-  --parsing-diagnostics) the diagnostics of input chunks go to stdout, processing continues with
-  the next `// -----` chunk and the exit code is 0;
+  --parsing-diagnostics) the diagnostics of input chunks go to stdout and processing continues
+  with the next `// -----` chunk; with --verify-diagnostics every diagnostic must also meet an
+  `expected-error {{...}}` comment and every such comment a diagnostic, as in mlir-opt
+  (tools/expected_diagnostics.py): each mismatch is reported on stderr and the exit code is 1;
 - a Python exception escaping a pass, verifier, parser or target is an internal error: exit
   code 2, in every mode (`--show-traceback` prints the traceback);
 - `-o FILE` is written atomically, and only when the run succeeds.
@@ -63,6 +65,7 @@ from xdsl_multi.tools.diagnostics import (
     render,
     verify_ops,
 )
+from xdsl_multi.tools.expected_diagnostics import check_chunk, expectations, produced
 
 TOOL_NAME = "multi-opt"
 
@@ -306,10 +309,12 @@ class MultiOptMain(xDSLOptMain):
         self.source = self._read_input()
         frontend = self._frontend()
         output = _Output(self.args.output_file)
+        mismatches: list[CompileError] = []
         try:
             for i, (text, line_offset) in enumerate(self.split_chunks(self.source)):
                 if i > 0:
                     output.write("// -----\n")
+                error: CompileError | None = None
                 try:
                     output.write(self.process_chunk(frontend, text, line_offset))
                 except CompileError as e:
@@ -318,7 +323,11 @@ class MultiOptMain(xDSLOptMain):
                     output.flush()
                     sys.stdout.write(self.render(e))
                     sys.stdout.flush()
+                    error = e
                 output.flush()
+                if self.args.verify_diagnostics:
+                    expected = expectations(self.source, text, line_offset)
+                    mismatches += check_chunk(expected, produced(error))
         except ShrinkException:
             assert self.args.shrink
             output.discard()
@@ -328,6 +337,10 @@ class MultiOptMain(xDSLOptMain):
             output.discard()
             raise
         output.commit()
+        if mismatches:
+            sys.stdout.flush()
+            sys.stderr.write("".join(self.render(m) for m in mismatches))
+            return EXIT_ERROR
         if self.args.shrink:
             print("Failure, can't shrink")
             return 1
