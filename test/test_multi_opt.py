@@ -171,11 +171,24 @@ def test_module_level_rules_are_checked_after_each_pass(capsys, tmp_path: Path) 
     )
 
 
-def test_verify_diagnostics_reports_pass_failure_inline(capsys, program: Path) -> None:
-    code, out, err = _run(capsys, str(program), "-p", "test-reject", "--verify-diagnostics")
+def test_verify_diagnostics_reports_pass_failure_inline(capsys, tmp_path: Path) -> None:
+    """A pass's rejection is a diagnostic like any other: met by an expected-error, exit 0."""
+    path = tmp_path / "expected.mlir"
+    path.write_text(
+        PROGRAM.replace(": f32\n", ": f32 // expected-error {{addf is not supported}}\n", 1)
+    )
+    code, out, err = _run(capsys, str(path), "-p", "test-reject", "--verify-diagnostics")
     assert code == 0
-    assert f"{program}:2:3: error: pass 'test-reject' failed" in out
+    assert f"{path}:2:3: error: pass 'test-reject' failed" in out
     assert err == ""
+
+
+def test_verify_diagnostics_fails_on_an_unexpected_pass_failure(capsys, program: Path) -> None:
+    code, _, err = _run(capsys, str(program), "-p", "test-reject", "--verify-diagnostics")
+    assert code == 1
+    assert err.startswith(
+        f"{program}:2:3: error: unexpected error: pass 'test-reject' failed: addf is not supported"
+    )
 
 
 def test_verify_diagnostics_does_not_hide_internal_errors(capsys, program: Path) -> None:

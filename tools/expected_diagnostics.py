@@ -12,7 +12,7 @@ optional line designator: `@+N` / `@-N` (N lines below / above the comment's lin
 without one, the comment's own line. Every expectation must be met by a diagnostic of that kind
 at that line whose message contains the text between `{{` and the last `}}`; every diagnostic
 must meet an expectation. With `--split-input-file` each chunk is checked on its own.
-`check_chunk` returns what does not match, as diagnostics of their own (`file:line:col: error:
+`expectations` and `check_chunk` return what does not match, as diagnostics of their own (`file:line:col: error:
 unexpected error: ...`, `... error: expected error "..." was not produced`); multi-opt prints
 them and exits with code 1.
 
@@ -55,11 +55,14 @@ class Produced:
     pos: SourcePos | None
 
 
-def expectations(source: SourceFile, text: str, line_offset: int) -> list[Expected]:
+def expectations(
+    source: SourceFile, text: str, line_offset: int
+) -> tuple[list[Expected], list[CompileError]]:
     """The expectations written in a chunk (`text`, which starts after `line_offset` lines of
-    `source`). A malformed designator is a CompileError at the comment."""
+    `source`), and a diagnostic at each malformed one."""
     lines = text.split("\n")
     found: list[Expected] = []
+    malformed: list[CompileError] = []
     below: list[tuple[str, str, SourcePos]] = []
     last_plain: int | None = None
     for i, line_text in enumerate(lines):
@@ -73,32 +76,43 @@ def expectations(source: SourceFile, text: str, line_offset: int) -> list[Expect
         pos = SourcePos(source.name, line, match.start() + 1, len("expected-") + len(match["kind"]))
         body = match["body"]
         if body is None or "}}" not in body:
-            raise CompileError(f"expected-{match['kind']} needs its text in {{{{...}}}}", pos)
+            malformed.append(
+                CompileError(f"expected-{match['kind']} needs its text in {{{{...}}}}", pos)
+            )
+            continue
         message = body[2 : body.rindex("}}")]
         where = (match["where"] or "").strip()
         if where and _OFFSET.fullmatch(where) is None:
-            raise CompileError(
-                f"expected-{match['kind']}: unknown line designator '{where}' "
-                "(expected @+N, @-N, @above or @below)",
-                pos,
+            malformed.append(
+                CompileError(
+                    f"expected-{match['kind']}: unknown line designator '{where}' "
+                    "(expected @+N, @-N, @above or @below)",
+                    pos,
+                )
             )
+            continue
         if where == "@below":
             below.append((match["kind"], message, pos))
             continue
         if where == "@above":
             if last_plain is None:
-                raise CompileError(f"expected-{match['kind']} @above: no line above", pos)
+                malformed.append(
+                    CompileError(f"expected-{match['kind']} @above: no line above", pos)
+                )
+                continue
             target = last_plain
         else:
             target = line + (int(where[1:]) if where else 0)
         if not line_offset < target <= line_offset + len(lines):
-            raise CompileError(
-                f"expected-{match['kind']} {where}: line {target} is outside the input", pos
+            malformed.append(
+                CompileError(
+                    f"expected-{match['kind']} {where}: line {target} is outside the chunk", pos
+                )
             )
+            continue
         found.append(Expected(match["kind"], message, target, pos))
-    for kind, _message, pos in below:
-        raise CompileError(f"expected-{kind} @below: no line below", pos)
-    return found
+    malformed += [CompileError(f"expected-{k} @below: no line below", p) for k, _, p in below]
+    return found, malformed
 
 
 def produced(error: CompileError | None) -> list[Produced]:
@@ -137,7 +151,5 @@ def check_chunk(expected: list[Expected], diagnostics: list[Produced]) -> list[C
         else:
             problems.append(CompileError(f"unexpected {d.kind}: {d.message}", d.pos))
     for e in unmet:
-        problems.append(
-            CompileError(f'expected {e.kind} "{e.text}" was not produced', e.pos)
-        )
+        problems.append(CompileError(f'expected {e.kind} "{e.text}" was not produced', e.pos))
     return sorted(problems, key=lambda p: (p.pos.line, p.pos.col) if p.pos else (0, 0))

@@ -326,8 +326,8 @@ class MultiOptMain(xDSLOptMain):
                     error = e
                 output.flush()
                 if self.args.verify_diagnostics:
-                    expected = expectations(self.source, text, line_offset)
-                    mismatches += check_chunk(expected, produced(error))
+                    expected, malformed = expectations(self.source, text, line_offset)
+                    mismatches += malformed + check_chunk(expected, produced(error))
         except ShrinkException:
             assert self.args.shrink
             output.discard()
