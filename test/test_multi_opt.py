@@ -308,3 +308,46 @@ def test_bad_hex_float_literal_is_a_located_diagnostic(literal: str, message: st
         parse_module(make_context(), f"%c = arith.constant {literal}\n", "t.mlir")
     assert info.value.message == message
     assert info.value.pos is not None and info.value.pos.line == 1
+
+
+def test_version_names_xdsl_multi_and_xdsl(capsys) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as info:
+        run_multi_opt(["--version"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert (
+        out == f"multi-opt {version('xdsl-multi')} (xdsl-multi), built on xdsl {version('xdsl')}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "tool, args, option",
+    [
+        ("multi-opt", ["--verify-diag"], "--verify-diag"),
+        ("multi-opt", ["--split-input"], "--split-input"),
+        ("multi-run", ["--random-input"], "--random-input"),
+        ("multi-run", ["--show-shard"], "--show-shard"),
+    ],
+)
+def test_abbreviated_options_are_refused(
+    capsys, program: Path, tool: str, args: list[str], option: str
+) -> None:
+    """An option is taken by its full name only (argparse would take a prefix silently)."""
+    from xdsl_multi.tools.multi_run import run_multi_run
+
+    runner = run_multi_opt if tool == "multi-opt" else run_multi_run
+    assert runner([str(program), *args]) == 1
+    err = capsys.readouterr().err
+    assert f"unrecognized arguments: {option} (see {tool} --help)" in err
+
+
+def test_requires_python_is_what_xdsl_needs() -> None:
+    """pyproject's requires-python is no lower than xdsl 0.74's (3.11)."""
+    import tomllib
+    from importlib.metadata import metadata
+
+    root = Path(__file__).resolve().parent.parent
+    ours = tomllib.loads((root / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert ours == metadata("xdsl")["Requires-Python"] == ">=3.11"

@@ -32,8 +32,10 @@ import tempfile
 import time
 import warnings
 from collections.abc import Iterable, Sequence
+from functools import partial
+from importlib.metadata import PackageNotFoundError, version
 from io import BytesIO
-from typing import IO, NoReturn
+from typing import IO, Any, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -48,9 +50,9 @@ from xdsl.utils.exceptions import (
     PassFailedException,
     ShrinkException,
 )
-from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from xdsl_multi.passes import resolve
 from xdsl_multi.tools.diagnostics import (
     EXIT_ERROR,
     EXIT_INTERNAL,
@@ -68,13 +70,19 @@ from xdsl_multi.tools.diagnostics import (
 from xdsl_multi.tools.expected_diagnostics import check_chunk, expectations, produced
 
 TOOL_NAME = "multi-opt"
+LLVM_AS_LLVM_TARGET = "xdsl_multi.lowering.llvm_target:LLVMKernelsAsLLVMTarget"
+"""multi-opt's `-t llvm` (SPEC §5), loaded when used."""
 
 # A line holding only the split marker (xdsl-opt and mlir-opt use `// -----`).
 _SPLIT_MARKER = re.compile(r"^[ \t]*// -----[^\n]*(?:\n|$)", re.MULTILINE)
 
 
 class _ArgumentParser(argparse.ArgumentParser):
-    """argparse, but a usage error is a CompileError (exit code 1), not SystemExit(2)."""
+    """argparse, but a usage error is a CompileError (exit code 1), not SystemExit(2), and an
+    option is only taken by its full name (`--verify-diag` is an error, not a guess)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_abbrev=False, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise CompileError(f"{message} (see {self.prog} --help)")
@@ -121,14 +129,14 @@ class MultiOptMain(xDSLOptMain):
         self.setup_pipeline()
 
     def register_all_targets(self) -> None:
-        """xDSL's targets, with `llvm` replaced by ours: one LLVM module holding every
-        device's kernels (SPEC §5; docs/decisions.md, "Registry")."""
+        """xDSL's targets and ours (`multi-llvm`, from the xdsl.universe entry point), with
+        `llvm` replaced by ours: one LLVM module holding every device's kernels (SPEC §5;
+        docs/decisions.md, "Registry")."""
         super().register_all_targets()
-        self.available_targets["llvm"] = _llvm_kernels_target
-
-    # -- command line -----------------------------------------------------------------------
+        self.available_targets["llvm"] = partial(resolve, LLVM_AS_LLVM_TARGET)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        self.version_format = version_text()  # xDSLOptMain's --version prints this
         super().register_all_arguments(arg_parser)
         arg_parser.add_argument(
             "--show-traceback",
@@ -136,6 +144,8 @@ class MultiOptMain(xDSLOptMain):
             action="store_true",
             help="On an internal error (exit code 2), also print the Python traceback.",
         )
+
+    # -- command line -----------------------------------------------------------------------
 
     def _reads_stdin(self) -> bool:
         return self.args.input_file in (None, "-")
@@ -350,10 +360,13 @@ class MultiOptMain(xDSLOptMain):
         return _render(error, self.source, self.args.show_traceback)
 
 
-def _llvm_kernels_target() -> type[Target]:
-    from xdsl_multi.lowering.llvm_target import LLVMKernelsTarget
-
-    return LLVMKernelsTarget
+def version_text() -> str:
+    """`--version`: ours and xDSL's (`{xdsl_version}` is filled in by xDSLOptMain)."""
+    try:
+        ours = version("xdsl-multi")
+    except PackageNotFoundError:
+        ours = "unknown (not installed)"
+    return f"{TOOL_NAME} {ours} (xdsl-multi), built on xdsl {{xdsl_version}}"
 
 
 def _no_post_init(self: Attribute) -> None:

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
@@ -71,7 +71,11 @@ PRINT_THRESHOLD = 200
 
 
 class _ArgumentParser(argparse.ArgumentParser):
-    """argparse, but a usage error is a CompileError (exit code 1), not SystemExit(2)."""
+    """argparse, but a usage error is a CompileError (exit code 1), not SystemExit(2), and an
+    option is only taken by its full name (`--random-input` is an error, not `--random-inputs`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_abbrev=False, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise CompileError(f"{message} (see {self.prog} --help)")
