@@ -37,6 +37,7 @@ from xdsl_multi.runtime.interpreter import (
     argument_names,
     detect_level,
     logical_signature,
+    not_interpretable,
     random_inputs,
     run_module,
 )
@@ -400,6 +401,8 @@ class MultiRun:
         except InterpreterError as e:
             raise CompileError(str(e)) from None
         backend = self.backend_for(module)
+        if (backend == "interp" or args.check) and (why := not_interpretable(module)):
+            raise CompileError(f"{'--check' if backend != 'interp' else '--backend interp'}: {why}")
         if backend == "mpi":
             from xdsl_multi.tools.multi_run_mpi import run_mpi
 
