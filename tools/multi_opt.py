@@ -135,6 +135,8 @@ class MultiOptMain(xDSLOptMain):
         super().register_all_targets()
         self.available_targets["llvm"] = partial(resolve, LLVM_AS_LLVM_TARGET)
 
+    # -- command line -----------------------------------------------------------------------
+
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         self.version_format = version_text()  # xDSLOptMain's --version prints this
         super().register_all_arguments(arg_parser)
@@ -144,8 +146,6 @@ class MultiOptMain(xDSLOptMain):
             action="store_true",
             help="On an internal error (exit code 2), also print the Python traceback.",
         )
-
-    # -- command line -----------------------------------------------------------------------
 
     def _reads_stdin(self) -> bool:
         return self.args.input_file in (None, "-")
@@ -346,11 +346,12 @@ class MultiOptMain(xDSLOptMain):
         except BaseException:
             output.discard()
             raise
-        output.commit()
         if mismatches:
+            output.discard()  # -o FILE is written only by a run that succeeds
             sys.stdout.flush()
             sys.stderr.write("".join(self.render(m) for m in mismatches))
             return EXIT_ERROR
+        output.commit()
         if self.args.shrink:
             print("Failure, can't shrink")
             return 1

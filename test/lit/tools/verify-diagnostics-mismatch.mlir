@@ -1,8 +1,12 @@
 // --verify-diagnostics reports, at its location, every diagnostic that meets no expectation and
 // every expectation that no diagnostic meets (SPEC §6), chunk by chunk, and exits with code 1.
-// The chunks that went through are still printed.
+// The chunks that went through are still printed on stdout; `-o FILE` is not written, as for
+// any run that fails.
 // RUN: %expect-exit 1 multi-opt --split-input-file --verify-diagnostics %s 2>&1 >/dev/null | filecheck %s
 // RUN: %expect-exit 1 multi-opt --split-input-file --verify-diagnostics %s 2>/dev/null | filecheck %s --check-prefix=OUT
+// RUN: rm -f %t.out
+// RUN: %expect-exit 1 multi-opt --split-input-file --verify-diagnostics %s -o %t.out
+// RUN: %python -c "import os, sys; sys.exit(os.path.exists(sys.argv[1]))" %t.out
 
 // Wrong text: the error is unexpected and the expectation unmet.
 func.func @wrong_text(%a: f32, %b: f64) -> f32 {
