@@ -12,7 +12,8 @@ except for the ops listed in `_OWN_CONVERSIONS`, which it translates itself:
 - `llvm.call_intrinsic` with fast-math flags (xDSL refuses the flags), declaring the intrinsic
   with the exact, type-mangled name the op carries.
 
-`LLVMKernelsTarget` replaces xDSL's `llvm` target in multi-opt (tools/multi_opt.py).
+`LLVMKernelsTarget` is `-t multi-llvm` (xdsl_multi/passes.py, for stock `xdsl-opt` too); in
+multi-opt it also replaces xDSL's `llvm` target (`LLVMKernelsAsLLVMTarget`, tools/multi_opt.py).
 
 `kernels_llvm_ir` is the text of that module, or the text a module already carries in its
 `multi.llvm_ir` attribute (the compile cache's runtime form, xdsl_multi/compile_cache.py, whose
@@ -280,11 +281,18 @@ _OWN_CONVERSIONS: dict[type[Operation], Callable[[Operation, ir.IRBuilder, Value
 
 @dataclass(frozen=True)
 class LLVMKernelsTarget(Target):
-    """`-t llvm`: LLVM IR text of every kernel of every device (SPEC §5). Exits with a
-    diagnostic (a NotImplementedError, which multi-opt reports as a user error) when the
-    module holds no llvm dialect."""
+    """`-t multi-llvm` (and multi-opt's `-t llvm`): LLVM IR text of every kernel of every
+    device (SPEC §5). Exits with a diagnostic (a NotImplementedError, which multi-opt reports
+    as a user error) when the module holds no llvm dialect."""
 
-    name = "llvm"
+    name = "multi-llvm"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         print(kernels_llvm_ir(module), file=output)
+
+
+class LLVMKernelsAsLLVMTarget(LLVMKernelsTarget):
+    """multi-opt's `-t llvm`: the same target in place of xDSL's `llvm` (a target's spec must
+    carry its name). Stock `xdsl-opt` keeps xDSL's `llvm` and knows ours as `multi-llvm`."""
+
+    name = "llvm"

@@ -30,7 +30,14 @@ from enum import Enum
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, IntegerAttr, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    FunctionType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Attribute
 from xdsl.traits import SymbolTable
 
@@ -38,6 +45,7 @@ from xdsl_multi.dialects.devidx import DEVICE_ATTR, Devidx
 from xdsl_multi.dialects.multi import (
     DEVICES_ATTR,
     KERNEL_ATTR,
+    LLVM_NAME_ATTR,
     SIGNATURE_ATTR,
     OnAttr,
     placement_of,
@@ -123,6 +131,24 @@ def is_kernel_level(module: ModuleOp) -> bool:
     return False
 
 
+def not_interpretable(module: ModuleOp) -> str | None:
+    """Why the interpreter cannot run `module`, or None. It runs the multi, SPMD, device and
+    kernel levels; at the llvm level (after convert-to-llvm) a kernel is a declaration beside
+    its `llvm.func`, whose ops the interpreter does not execute."""
+    for mod in device_modules(module).values() or [module]:
+        for op in mod.ops:
+            llvm_name = op.attributes.get(LLVM_NAME_ATTR)
+            if isinstance(op, func.FuncOp) and not op.body.blocks and llvm_name is not None:
+                lowered = llvm_name.data if isinstance(llvm_name, StringAttr) else llvm_name
+                return (
+                    "the reference interpreter runs the multi, SPMD, device and kernel levels, "
+                    f"not the llvm level: kernel @{op.sym_name.data} is llvm.func @{lowered} "
+                    "here (convert-to-llvm ran); run it with --backend threads or mpi, or "
+                    "interpret the module from before convert-to-llvm"
+                )
+    return None
+
+
 def detect_level(module: ModuleOp) -> Level:
     if device_modules(module):
         return Level.DEVICE
@@ -189,6 +215,8 @@ def run_module(
     `num_devices`, when given, must equal the program's device count. `stats` collects
     messages and computed elements. Raises InterpreterError for every problem of the program
     or the inputs."""
+    if (why := not_interpretable(module)) is not None:
+        raise InterpreterError(why)
     level = detect_level(module)
     if is_kernel_level(module):
         from xdsl_multi.runtime.kernel_level import run_kernel_module

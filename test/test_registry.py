@@ -10,7 +10,12 @@ from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 
-from xdsl_multi.passes import get_all_dialects, get_all_passes, registered_entries
+from xdsl_multi.passes import (
+    get_all_dialects,
+    get_all_passes,
+    get_all_targets,
+    registered_entries,
+)
 
 
 def _module_exists(target: str) -> bool:
@@ -50,6 +55,24 @@ def test_universe_is_discovered_without_clashes() -> None:
         assert name in multiverse.all_dialects
     for name in get_all_passes():
         assert name in multiverse.all_passes
+
+
+def test_every_target_is_discovered_and_resolves_with_its_name() -> None:
+    """Stock xdsl-opt has our targets, by names xDSL does not use (its `llvm` stays its own),
+    and each factory takes no parameter (xDSL calls one that does as a legacy target)."""
+    import inspect
+
+    from xdsl.targets import get_all_targets as xdsl_targets
+    from xdsl.utils.target import Target
+
+    multiverse = Universe.get_multiverse()
+    assert get_all_targets(), "no target registered"
+    for name, factory in get_all_targets().items():
+        assert name not in xdsl_targets()
+        assert multiverse.all_targets[name]() is factory()
+        assert not inspect.signature(factory).parameters
+        target_class = factory()
+        assert issubclass(target_class, Target) and target_class.name == name
 
 
 def test_importing_the_universe_imports_no_dialect_or_pass() -> None:

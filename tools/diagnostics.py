@@ -25,13 +25,8 @@ from types import TracebackType
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    AnyFloat,
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
     FileLineColLoc,
-    IndexType,
     IntAttr,
-    IntegerType,
     ModuleOp,
     StringAttr,
     TensorType,
@@ -50,6 +45,7 @@ from xdsl.utils.lexer import Span, Token
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from xdsl_multi.dialects.multi import PlacementError, verify_module_devices
+from xdsl_multi.dialects.parsing import MultiParser
 
 EXIT_ERROR = 1
 """The input (or the command line) is wrong: parse, verifier and pass-rejection errors."""
@@ -171,10 +167,10 @@ def _quote(text: str, pos: SourcePos) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 
-class LocatingParser(Parser):
-    """A Parser that gives each op without an explicit `loc(...)` the position where its text
-    starts (its first result name, or its name), as a `FileLineColLoc` in the original file, and
-    each block argument the position of its name.
+class LocatingParser(MultiParser):
+    """A MultiParser (dialects/parsing.py) that gives each op without an explicit `loc(...)`
+    the position where its text starts (its first result name, or its name), as a
+    `FileLineColLoc` in the original file, and each block argument the position of its name.
 
     It also turns a verifier error raised while an op is being parsed (xDSL's declarative
     assembly formats check the op's constraints before building it) into a diagnostic at the
@@ -248,43 +244,15 @@ class LocatingParser(Parser):
                 )
         return t
 
-    def parse_dense_int_or_fp_elements_attr(self, type):
-        """A splat literal (`dense<2.0> : tensor<4096x4096xf32>`) is one packed element
-        repeated: xDSL packs every element of a splat one by one (1.5 s for W1's constants).
-        Anything else is xDSL's own parse, from the same position."""
+    def parse_dense_int_or_fp_elements_attr(self, type):  # xDSL declares a long type
+        """MultiParser's (hex float elements are bit patterns, a splat is packed once), with
+        a value that does not fit its element type as a located diagnostic (xDSL's packing
+        raises a ValueError)."""
         start = self._current_token.span.start
         try:
-            if type is None and self.parse_optional_punctuation("<") is not None:
-                splat = self._parse_splat_rest()
-                if splat is not None:
-                    return splat
-            self._resume_from(start)
             return super().parse_dense_int_or_fp_elements_attr(type)
-        except ValueError as e:  # xDSL packs an out-of-range value with a ValueError
+        except ValueError as e:
             self.raise_error(f"dense literal: {e}", start, self._last_end())
-
-    def _parse_splat_rest(self) -> DenseIntOrFPElementsAttr | None:
-        if self._current_token.kind not in (
-            MLIRTokenKind.INTEGER_LIT,
-            MLIRTokenKind.FLOAT_LIT,
-            MLIRTokenKind.MINUS,
-            MLIRTokenKind.BARE_IDENT,
-        ):
-            return None
-        values, shape = self._parse_tensor_literal()
-        if shape or len(values) != 1 or self.parse_optional_punctuation(">") is None:
-            return None
-        if self.parse_optional_punctuation(":") is None:
-            return None
-        t = self._parse_dense_literal_type()
-        element = t.element_type
-        if not isinstance(element, IntegerType | IndexType | AnyFloat):
-            return None
-        one = DenseIntOrFPElementsAttr.from_list(
-            TensorType(element, [1]), [values[0].to_type(self, element)]
-        )
-        count = math.prod(t.get_shape())
-        return DenseIntOrFPElementsAttr(t, BytesAttr(one.data.data * count))
 
     def _parse_dense_literal_type(self):  # xDSL declares a long return type
         start = self._current_token.span.start

@@ -10,8 +10,10 @@ What differs from `xDSLOptMain`:
 - the input is verified before the first pass and after every pass (naming the pass);
 - parse, verifier, pipeline, target, input-file and pass errors are one diagnostic each, on
   stderr with exit code 1; with --verify-diagnostics (parse errors also with
-  --parsing-diagnostics) the diagnostics of input chunks go to stdout, processing continues with
-  the next `// -----` chunk and the exit code is 0;
+  --parsing-diagnostics) the diagnostics of input chunks go to stdout and processing continues
+  with the next `// -----` chunk; with --verify-diagnostics every diagnostic must also meet an
+  `expected-error {{...}}` comment and every such comment a diagnostic, as in mlir-opt
+  (tools/expected_diagnostics.py): each mismatch is reported on stderr and the exit code is 1;
 - a Python exception escaping a pass, verifier, parser or target is an internal error: exit
   code 2, in every mode (`--show-traceback` prints the traceback);
 - `-o FILE` is written atomically, and only when the run succeeds.
@@ -30,8 +32,10 @@ import tempfile
 import time
 import warnings
 from collections.abc import Iterable, Sequence
+from functools import partial
+from importlib.metadata import PackageNotFoundError, version
 from io import BytesIO
-from typing import IO, NoReturn
+from typing import IO, Any, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -46,9 +50,9 @@ from xdsl.utils.exceptions import (
     PassFailedException,
     ShrinkException,
 )
-from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from xdsl_multi.passes import resolve
 from xdsl_multi.tools.diagnostics import (
     EXIT_ERROR,
     EXIT_INTERNAL,
@@ -63,15 +67,22 @@ from xdsl_multi.tools.diagnostics import (
     render,
     verify_ops,
 )
+from xdsl_multi.tools.expected_diagnostics import check_chunk, expectations, produced
 
 TOOL_NAME = "multi-opt"
+LLVM_AS_LLVM_TARGET = "xdsl_multi.lowering.llvm_target:LLVMKernelsAsLLVMTarget"
+"""multi-opt's `-t llvm` (SPEC §5), loaded when used."""
 
 # A line holding only the split marker (xdsl-opt and mlir-opt use `// -----`).
 _SPLIT_MARKER = re.compile(r"^[ \t]*// -----[^\n]*(?:\n|$)", re.MULTILINE)
 
 
 class _ArgumentParser(argparse.ArgumentParser):
-    """argparse, but a usage error is a CompileError (exit code 1), not SystemExit(2)."""
+    """argparse, but a usage error is a CompileError (exit code 1), not SystemExit(2), and an
+    option is only taken by its full name (`--verify-diag` is an error, not a guess)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_abbrev=False, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise CompileError(f"{message} (see {self.prog} --help)")
@@ -118,14 +129,16 @@ class MultiOptMain(xDSLOptMain):
         self.setup_pipeline()
 
     def register_all_targets(self) -> None:
-        """xDSL's targets, with `llvm` replaced by ours: one LLVM module holding every
-        device's kernels (SPEC §5; docs/decisions.md, "Registry")."""
+        """xDSL's targets and ours (`multi-llvm`, from the xdsl.universe entry point), with
+        `llvm` replaced by ours: one LLVM module holding every device's kernels (SPEC §5;
+        docs/decisions.md, "Registry")."""
         super().register_all_targets()
-        self.available_targets["llvm"] = _llvm_kernels_target
+        self.available_targets["llvm"] = partial(resolve, LLVM_AS_LLVM_TARGET)
 
     # -- command line -----------------------------------------------------------------------
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        self.version_format = version_text()  # xDSLOptMain's --version prints this
         super().register_all_arguments(arg_parser)
         arg_parser.add_argument(
             "--show-traceback",
@@ -306,10 +319,12 @@ class MultiOptMain(xDSLOptMain):
         self.source = self._read_input()
         frontend = self._frontend()
         output = _Output(self.args.output_file)
+        mismatches: list[CompileError] = []
         try:
             for i, (text, line_offset) in enumerate(self.split_chunks(self.source)):
                 if i > 0:
                     output.write("// -----\n")
+                error: CompileError | None = None
                 try:
                     output.write(self.process_chunk(frontend, text, line_offset))
                 except CompileError as e:
@@ -318,7 +333,11 @@ class MultiOptMain(xDSLOptMain):
                     output.flush()
                     sys.stdout.write(self.render(e))
                     sys.stdout.flush()
+                    error = e
                 output.flush()
+                if self.args.verify_diagnostics:
+                    expected, malformed = expectations(self.source, text, line_offset)
+                    mismatches += malformed + check_chunk(expected, produced(error))
         except ShrinkException:
             assert self.args.shrink
             output.discard()
@@ -327,6 +346,11 @@ class MultiOptMain(xDSLOptMain):
         except BaseException:
             output.discard()
             raise
+        if mismatches:
+            output.discard()  # -o FILE is written only by a run that succeeds
+            sys.stdout.flush()
+            sys.stderr.write("".join(self.render(m) for m in mismatches))
+            return EXIT_ERROR
         output.commit()
         if self.args.shrink:
             print("Failure, can't shrink")
@@ -337,10 +361,13 @@ class MultiOptMain(xDSLOptMain):
         return _render(error, self.source, self.args.show_traceback)
 
 
-def _llvm_kernels_target() -> type[Target]:
-    from xdsl_multi.lowering.llvm_target import LLVMKernelsTarget
-
-    return LLVMKernelsTarget
+def version_text() -> str:
+    """`--version`: ours and xDSL's (`{xdsl_version}` is filled in by xDSLOptMain)."""
+    try:
+        ours = version("xdsl-multi")
+    except PackageNotFoundError:
+        ours = "unknown (not installed)"
+    return f"{TOOL_NAME} {ours} (xdsl-multi), built on xdsl {{xdsl_version}}"
 
 
 def _no_post_init(self: Attribute) -> None:

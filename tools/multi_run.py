@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
@@ -44,6 +44,7 @@ from xdsl_multi.runtime.interpreter import (
     argument_names,
     detect_level,
     logical_signature,
+    not_interpretable,
     random_inputs,
     run_module,
 )
@@ -78,7 +79,11 @@ PRINT_THRESHOLD = 200
 
 
 class _ArgumentParser(argparse.ArgumentParser):
-    """argparse, but a usage error is a CompileError (exit code 1), not SystemExit(2)."""
+    """argparse, but a usage error is a CompileError (exit code 1), not SystemExit(2), and an
+    option is only taken by its full name (`--random-input` is an error, not `--random-inputs`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_abbrev=False, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise CompileError(f"{message} (see {self.prog} --help)")
@@ -403,6 +408,8 @@ class MultiRun:
         except InterpreterError as e:
             raise CompileError(str(e)) from None
         backend = self.backend_for(module)
+        if (backend == "interp" or args.check) and (why := not_interpretable(module)):
+            raise CompileError(f"{'--check' if backend != 'interp' else '--backend interp'}: {why}")
         if backend == "mpi":
             from xdsl_multi.tools.multi_run_mpi import run_mpi
 

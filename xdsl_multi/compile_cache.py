@@ -459,9 +459,8 @@ def encode_entry(module: ModuleOp, key: str) -> bytes:
 def decode_entry(data: bytes, key: str) -> ModuleOp:
     """The runtime form stored in `data`; raises ValueError (or a parse error) when the entry
     is not one for `key` in this format, or is damaged."""
-    from xdsl.parser import Parser
-
     from xdsl_multi.dialects import make_context
+    from xdsl_multi.dialects.parsing import parse_mlir
     from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR
 
     view = memoryview(data)
@@ -488,7 +487,7 @@ def decode_entry(data: bytes, key: str) -> ModuleOp:
         raise ValueError("truncated")
     if hashlib.sha256(text + b"\0" + ir_bytes).hexdigest() != fields["sha256"]:
         raise ValueError("checksum")
-    module = Parser(make_context(), text.decode()).parse_module()
+    module = parse_mlir(make_context(), text.decode())
     module.verify()
     if ir_bytes:
         module.attributes[LLVM_IR_ATTR] = StringAttr(ir_bytes.decode())

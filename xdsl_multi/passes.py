@@ -1,4 +1,4 @@
-"""The one list of this project's dialects and passes, resolved lazily.
+"""The one list of this project's dialects, passes and targets, resolved lazily.
 
 Each entry maps a name to `"module:attribute"`. Nothing is imported until a factory is called,
 so `xdsl-opt` and `multi-opt` start without loading our dialects or passes.
@@ -17,11 +17,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from xdsl.ir import Dialect
     from xdsl.passes import ModulePass
+    from xdsl.utils.target import Target
 
 _DIALECTS: dict[str, str] = {
     "multi": "xdsl_multi.dialects.multi:Multi",
@@ -36,6 +38,15 @@ _PASSES: dict[str, str] = {
     "form-kernels": "xdsl_multi.transforms.form_kernels:FormKernels",
     "convert-to-llvm": "xdsl_multi.lowering.convert_to_llvm:ConvertToLLVM",
     "multi-to-llvm": "xdsl_multi.lowering.multi_to_llvm:MultiToLLVM",
+}
+
+
+LLVM_KERNELS_TARGET = "multi-llvm"
+"""Our `-t llvm` (SPEC §5) under the name stock `xdsl-opt` knows it by: xDSL has its own
+`llvm` target, and two plugins defining one target name break every `xdsl-opt` start."""
+
+_TARGETS: dict[str, str] = {
+    LLVM_KERNELS_TARGET: "xdsl_multi.lowering.llvm_target:LLVMKernelsTarget",
 }
 
 
@@ -54,11 +65,10 @@ def _module_exists(target: str) -> bool:
 
 
 def _factories(table: Mapping[str, str]) -> dict[str, Callable[[], Any]]:
-    # `target=target` binds the current value; a bare closure would see the last one.
+    # A partial takes no parameters: xDSL calls a target factory that takes any as a legacy
+    # `(module, output)` target.
     return {
-        name: (lambda target=target: resolve(target))
-        for name, target in table.items()
-        if _module_exists(target)
+        name: partial(resolve, target) for name, target in table.items() if _module_exists(target)
     }
 
 
@@ -72,6 +82,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return _factories(_PASSES)
 
 
+def get_all_targets() -> dict[str, Callable[[], type[Target]]]:
+    """Target name -> factory returning the target class."""
+    return _factories(_TARGETS)
+
+
 def registered_entries() -> dict[str, dict[str, str]]:
     """The raw tables (including entries whose module is not written yet), for tests and docs."""
-    return {"dialects": dict(_DIALECTS), "passes": dict(_PASSES)}
+    return {"dialects": dict(_DIALECTS), "passes": dict(_PASSES), "targets": dict(_TARGETS)}

@@ -21,10 +21,10 @@ import tempfile
 import time
 
 import numpy as np
-from xdsl.parser import Parser
 
 from bench.run import timed
 from xdsl_multi.dialects import make_context
+from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.lowering.convert_to_llvm import ConvertToLLVM
 from xdsl_multi.lowering.jit import ALIGNMENT, KernelCache
 
@@ -78,7 +78,7 @@ def aligned(shape: tuple[int, ...], dtype: type = np.float32) -> np.ndarray:
 
 
 def lower(text: str):
-    module = Parser(make_context(), text).parse_module()
+    module = parse_mlir(make_context(), text)
     ConvertToLLVM().apply(make_context(), module)
     return module
 

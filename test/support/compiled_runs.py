@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context
+from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.pipeline import lower_for_runtime
 from xdsl_multi.runtime.interpreter import run_module
 from xdsl_multi.tools.result_check import first_mismatch
@@ -31,7 +31,7 @@ THREADS_RANDOM_SEEDS = range(
 
 
 def parse(text: str) -> ModuleOp:
-    return Parser(make_context(), text).parse_module()
+    return parse_mlir(make_context(), text)
 
 
 MODES = ("specialized", "spmd")

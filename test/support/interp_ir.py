@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context
+from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.runtime.interpreter import InterpStats, run_module
 
 
@@ -59,7 +59,7 @@ def module(*funcs: str, attrs: str = "") -> str:
 
 
 def parse(text: str) -> ModuleOp:
-    m = Parser(make_context(), text).parse_module()
+    m = parse_mlir(make_context(), text)
     m.verify()
     return m
 

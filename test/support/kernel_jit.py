@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context
+from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.lowering.convert_to_llvm import ConvertToLLVM
 from xdsl_multi.lowering.jit import ALIGNMENT, CompiledKernel, KernelCache
 
@@ -50,7 +50,7 @@ def aligned_copy(a: np.ndarray) -> np.ndarray:
 
 
 def parse(text: str) -> ModuleOp:
-    module = Parser(make_context(), text).parse_module()
+    module = parse_mlir(make_context(), text)
     module.verify()
     return module
 

@@ -17,10 +17,10 @@ from collections.abc import Callable
 import numpy as np
 from random_programs import program_inputs
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 
 from xdsl_multi.dialects import make_context
+from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.runtime.interpreter import run_module
 from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
 
@@ -55,7 +55,7 @@ SPMD_KERNELS: Callable[[], ModulePass] | None = (
 
 
 def parse(text: str) -> ModuleOp:
-    module = Parser(make_context(), text).parse_module()
+    module = parse_mlir(make_context(), text)
     module.verify()
     return module
 

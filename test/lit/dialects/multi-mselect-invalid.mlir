@@ -4,6 +4,7 @@
 
 // The source must be placed on a tuple: unplaced.
 %x = "test.op"() : () -> tensor<4x4xf32>
+// expected-error @+1 {{multi.mselect: source must be placed on a tuple of devices (#multi.on), found tensor<4x4xf32>}}
 %s = multi.mselect %x[0] : tensor<4x4xf32> -> tensor<4x4xf32, #multi.on<["CPU:0"]>>
 // CHECK: multi-mselect-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mselect: source must be placed on a tuple of devices (#multi.on), found tensor<4x4xf32>
 
@@ -11,6 +12,7 @@
 
 // The source must be placed on a tuple: sharded.
 %x = "test.op"() : () -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+// expected-error @+1 {{multi.mselect: source must be placed on a tuple of devices (#multi.on), found tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>}}
 %s = multi.mselect %x[0] : tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>> -> tensor<4x4xf32, #multi.on<["CPU:0"]>>
 // CHECK: multi-mselect-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mselect: source must be placed on a tuple of devices (#multi.on), found tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 
@@ -18,6 +20,7 @@
 
 // 0 <= index < number of devices.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.mselect: index 2 is out of range for 2 devices}}
 %s = multi.mselect %x[2] : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x4xf32, #multi.on<["CPU:1"]>>
 // CHECK: multi-mselect-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mselect: index 2 is out of range for 2 devices
 
@@ -25,6 +28,7 @@
 
 // A negative index is out of range.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.mselect: index -1 is out of range for 2 devices}}
 %s = multi.mselect %x[-1] : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x4xf32, #multi.on<["CPU:1"]>>
 // CHECK: multi-mselect-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mselect: index -1 is out of range for 2 devices
 
@@ -32,6 +36,7 @@
 
 // The result is placed on exactly the selected device: another device.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.mselect: result must be placed on exactly device "CPU:1" (#multi.on<["CPU:1"]>), found tensor<4x4xf32, #multi.on<["CPU:0"]>>}}
 %s = multi.mselect %x[1] : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x4xf32, #multi.on<["CPU:0"]>>
 // CHECK: multi-mselect-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mselect: result must be placed on exactly device "CPU:1" (#multi.on<["CPU:1"]>), found tensor<4x4xf32, #multi.on<["CPU:0"]>>
 
@@ -39,6 +44,7 @@
 
 // The result is placed on exactly the selected device: not on all of them.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.mselect: result must be placed on exactly device "CPU:0" (#multi.on<["CPU:0"]>), found tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>}}
 %s = multi.mselect %x[0] : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
 // CHECK: multi-mselect-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mselect: result must be placed on exactly device "CPU:0" (#multi.on<["CPU:0"]>), found tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
 
@@ -46,6 +52,7 @@
 
 // The result is placed on exactly the selected device: an unplaced result.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.mselect: result must be placed on exactly device "CPU:0" (#multi.on<["CPU:0"]>), found tensor<4x4xf32>}}
 %s = multi.mselect %x[0] : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x4xf32>
 // CHECK: multi-mselect-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mselect: result must be placed on exactly device "CPU:0" (#multi.on<["CPU:0"]>), found tensor<4x4xf32>
 
@@ -53,6 +60,7 @@
 
 // The result is placed on exactly the selected device: a one-device shard is not a placement on it.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.mselect: result must be placed on exactly device "CPU:0" (#multi.on<["CPU:0"]>), found tensor<4x4xf32, #multi.shard<["CPU:0"], axis = 0>>}}
 %s = multi.mselect %x[0] : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x4xf32, #multi.shard<["CPU:0"], axis = 0>>
 // CHECK: multi-mselect-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mselect: result must be placed on exactly device "CPU:0" (#multi.on<["CPU:0"]>), found tensor<4x4xf32, #multi.shard<["CPU:0"], axis = 0>>
 
@@ -60,6 +68,7 @@
 
 // Same element type.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.mselect: element types differ: source f32, result f16}}
 %s = multi.mselect %x[1] : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x4xf16, #multi.on<["CPU:1"]>>
 // CHECK: multi-mselect-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mselect: element types differ: source f32, result f16
 
@@ -67,5 +76,6 @@
 
 // Same shape.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.mselect: result shape [8, 4] differs from source shape [4, 4]}}
 %s = multi.mselect %x[1] : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4xf32, #multi.on<["CPU:1"]>>
 // CHECK: multi-mselect-invalid.mlir:[[# @LINE - 1]]:1: error: multi.mselect: result shape [8, 4] differs from source shape [4, 4]

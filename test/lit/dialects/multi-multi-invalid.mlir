@@ -4,6 +4,7 @@
 
 // The source must be placed on a tuple of devices: an unplaced source.
 %x = "test.op"() : () -> tensor<4x4xf32>
+// expected-error @+1 {{multi.multi: source must be placed on a tuple of devices (#multi.on), found tensor<4x4xf32>}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32> -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: source must be placed on a tuple of devices (#multi.on), found tensor<4x4xf32>
 
@@ -11,6 +12,7 @@
 
 // The source must be placed on a tuple of devices: a sharded source.
 %x = "test.op"() : () -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+// expected-error @+1 {{multi.multi: source must be placed on a tuple of devices (#multi.on), found tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>}}
 %m = multi.multi %x axis 0 : tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>> -> tensor<16x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: source must be placed on a tuple of devices (#multi.on), found tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 
@@ -18,6 +20,7 @@
 
 // The result must be #multi.shard.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: result must be #multi.shard, found tensor<8x4xf32, #multi.on<["CPU:0", "CPU:1"]>>}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result must be #multi.shard, found tensor<8x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
 
@@ -25,6 +28,7 @@
 
 // The result must be #multi.shard: an unplaced result.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: result must be #multi.shard, found tensor<8x4xf32>}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4xf32>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result must be #multi.shard, found tensor<8x4xf32>
 
@@ -32,6 +36,7 @@
 
 // The result's devices are the source's: different names.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: result devices ["CPU:0", "CPU:2"] differ from source devices ["CPU:0", "CPU:1"]}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:2"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result devices ["CPU:0", "CPU:2"] differ from source devices ["CPU:0", "CPU:1"]
 
@@ -39,6 +44,7 @@
 
 // The result's devices are the source's: same names, another order.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: result devices ["CPU:1", "CPU:0"] differ from source devices ["CPU:0", "CPU:1"]}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4xf32, #multi.shard<["CPU:1", "CPU:0"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result devices ["CPU:1", "CPU:0"] differ from source devices ["CPU:0", "CPU:1"]
 
@@ -46,6 +52,7 @@
 
 // The result's devices are the source's: a different number of devices.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: result devices ["CPU:0", "CPU:1", "CPU:2"] differ from source devices ["CPU:0", "CPU:1"]}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<12x4xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result devices ["CPU:0", "CPU:1", "CPU:2"] differ from source devices ["CPU:0", "CPU:1"]
 
@@ -53,6 +60,7 @@
 
 // The result is sharded on the op's axis.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: result is sharded on axis 1, op axis is 0}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 1>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result is sharded on axis 1, op axis is 0
 
@@ -60,6 +68,7 @@
 
 // The axis is in [0, rank).
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: axis 2 is out of range for rank 2}}
 %m = multi.multi %x axis 2 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: axis 2 is out of range for rank 2
 
@@ -67,6 +76,7 @@
 
 // A shard encoding's axis is in [0, rank) of its tensor (checked for every operand and result).
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: result is sharded on axis 2, out of range for rank 2: tensor<4x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 2>>}}
 %m = multi.multi %x axis 2 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 2>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result is sharded on axis 2, out of range for rank 2: tensor<4x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 2>>
 
@@ -74,6 +84,7 @@
 
 // A negative axis is out of range.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: axis -1 is out of range for rank 2}}
 %m = multi.multi %x axis -1 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x8xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 1>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: axis -1 is out of range for rank 2
 
@@ -81,6 +92,7 @@
 
 // A rank-0 source has no axis to split.
 %x = "test.op"() : () -> tensor<f32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: axis 0 is out of range for rank 0}}
 %m = multi.multi %x axis 0 : tensor<f32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<f32, #multi.on<["CPU:0", "CPU:1"]>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: axis 0 is out of range for rank 0
 
@@ -88,6 +100,7 @@
 
 // Same element type.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: element types differ: source f32, result i32}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4xi32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: element types differ: source f32, result i32
 
@@ -95,6 +108,7 @@
 
 // Same rank.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: result rank 3 differs from source rank 2}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x4x1xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: result rank 3 differs from source rank 2
 
@@ -102,6 +116,7 @@
 
 // Dimensions other than the axis are the source's.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: dimension 1 is 5 in the result but 4 in the source}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8x5xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: dimension 1 is 5 in the result but 4 in the source
 
@@ -109,6 +124,7 @@
 
 // The local length is ceil(L / N): 4 rows per device cannot hold 9 rows over 2 devices.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: local length 4 on axis 0 does not fit logical length 9 over 2 devices (expected ceil(9/2) = 5)}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<9x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: local length 4 on axis 0 does not fit logical length 9 over 2 devices (expected ceil(9/2) = 5)
 
@@ -116,6 +132,7 @@
 
 // The local length is ceil(L / N): 7 rows over 3 devices need local buffers of 3 rows, not 2.
 %x = "test.op"() : () -> tensor<2x4xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2"]>>
+// expected-error @+1 {{multi.multi: local length 2 on axis 0 does not fit logical length 7 over 3 devices (expected ceil(7/3) = 3)}}
 %m = multi.multi %x axis 0 : tensor<2x4xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2"]>> -> tensor<7x4xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: local length 2 on axis 0 does not fit logical length 7 over 3 devices (expected ceil(7/3) = 3)
 
@@ -123,6 +140,7 @@
 
 // The local length is ceil(L / N): 4 rows over 3 devices need local buffers of 2 rows, not 1.
 %x = "test.op"() : () -> tensor<1x4xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2"]>>
+// expected-error @+1 {{multi.multi: local length 1 on axis 0 does not fit logical length 4 over 3 devices (expected ceil(4/3) = 2)}}
 %m = multi.multi %x axis 0 : tensor<1x4xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2"]>> -> tensor<4x4xf32, #multi.shard<["CPU:0", "CPU:1", "CPU:2"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: local length 1 on axis 0 does not fit logical length 4 over 3 devices (expected ceil(4/3) = 2)
 
@@ -130,5 +148,6 @@
 
 // The local length is ceil(L / N): a logical length smaller than the local one.
 %x = "test.op"() : () -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{multi.multi: local length 4 on axis 0 does not fit logical length 4 over 2 devices (expected ceil(4/2) = 2)}}
 %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
 // CHECK: multi-multi-invalid.mlir:[[# @LINE - 1]]:1: error: multi.multi: local length 4 on axis 0 does not fit logical length 4 over 2 devices (expected ceil(4/2) = 2)

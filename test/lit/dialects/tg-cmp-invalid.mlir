@@ -4,6 +4,7 @@
 
 // The predicate is lt, le, gt, ge, eq or ne (generic form).
 %x = "test.op"() : () -> tensor<4xf32>
+// expected-error @+1 {{tg.cmp: predicate 'ult' is not one of lt, le, gt, ge, eq, ne}}
 %y = "tg.cmp"(%x, %x) <{predicate = "ult"}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
 // CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: predicate 'ult' is not one of lt, le, gt, ge, eq, ne
 
@@ -11,6 +12,7 @@
 
 // Both operands have one type (generic form: different element types).
 %x, %z = "test.op"() : () -> (tensor<4xf32>, tensor<4xi32>)
+// expected-error @+1 {{tg.cmp: operand types differ: tensor<4xf32> and tensor<4xi32>}}
 %y = "tg.cmp"(%x, %z) <{predicate = "lt"}> : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xi1>
 // CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: operand types differ: tensor<4xf32> and tensor<4xi32>
 
@@ -18,6 +20,7 @@
 
 // Both operands have one type (generic form: different encodings).
 %x, %z = "test.op"() : () -> (tensor<4xf32, #multi.on<["CPU:0"]>>, tensor<4xf32, #multi.on<["CPU:1"]>>)
+// expected-error @+1 {{tg.cmp: operand types differ: tensor<4xf32, #multi.on<["CPU:0"]>> and tensor<4xf32, #multi.on<["CPU:1"]>>}}
 %y = "tg.cmp"(%x, %z) <{predicate = "eq"}> : (tensor<4xf32, #multi.on<["CPU:0"]>>, tensor<4xf32, #multi.on<["CPU:1"]>>) -> tensor<4xi1, #multi.on<["CPU:0"]>>
 // CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: operand types differ: tensor<4xf32, #multi.on<["CPU:0"]>> and tensor<4xf32, #multi.on<["CPU:1"]>>
 
@@ -25,6 +28,7 @@
 
 // The result is i1.
 %x = "test.op"() : () -> tensor<4xf32>
+// expected-error @+1 {{tg.cmp: result must be tensor<4xi1>, found tensor<4xf32>}}
 %y = tg.cmp lt %x, %x : tensor<4xf32> -> tensor<4xf32>
 // CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: result must be tensor<4xi1>, found tensor<4xf32>
 
@@ -32,6 +36,7 @@
 
 // The result has the operands' shape.
 %x = "test.op"() : () -> tensor<4xf32>
+// expected-error @+1 {{tg.cmp: result must be tensor<4xi1>, found tensor<1xi1>}}
 %y = tg.cmp ge %x, %x : tensor<4xf32> -> tensor<1xi1>
 // CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: result must be tensor<4xi1>, found tensor<1xi1>
 
@@ -39,6 +44,7 @@
 
 // The result has the operands' encoding.
 %x = "test.op"() : () -> tensor<8xi32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+// expected-error @+1 {{tg.cmp: result must be tensor<8xi1, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>, found tensor<8xi1>}}
 %y = tg.cmp ne %x, %x : tensor<8xi32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>> -> tensor<8xi1>
 // CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: result must be tensor<8xi1, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>, found tensor<8xi1>
 
@@ -46,5 +52,6 @@
 
 // The result has the operands' encoding: the same devices.
 %x = "test.op"() : () -> tensor<8xi32, #multi.on<["CPU:0", "CPU:1"]>>
+// expected-error @+1 {{tg.cmp: result must be tensor<8xi1, #multi.on<["CPU:0", "CPU:1"]>>, found tensor<8xi1, #multi.on<["CPU:0"]>>}}
 %y = tg.cmp le %x, %x : tensor<8xi32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8xi1, #multi.on<["CPU:0"]>>
 // CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: result must be tensor<8xi1, #multi.on<["CPU:0", "CPU:1"]>>, found tensor<8xi1, #multi.on<["CPU:0"]>>

@@ -14,9 +14,10 @@ func.func @ok(%x: tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>) -> tensor<4x4x
 
 // -----
 
-// CHECK:      multi-dialect.mlir:[[# @LINE + 3]]:3: error: multi.mselect: index 3 is out of range for 2 devices
+// CHECK:      multi-dialect.mlir:[[# @LINE + 4]]:3: error: multi.mselect: index 3 is out of range for 2 devices
 // STOCK:      multi.mselect: index 3 is out of range for 2 devices
 func.func @bad(%x: tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>) -> tensor<4x4xf32, #multi.on<["CPU:1"]>> {
+  // expected-error @+1 {{multi.mselect: index 3 is out of range for 2 devices}}
   %s = multi.mselect %x[3] : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<4x4xf32, #multi.on<["CPU:1"]>>
   func.return %s : tensor<4x4xf32, #multi.on<["CPU:1"]>>
 }

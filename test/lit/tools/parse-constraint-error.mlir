@@ -7,6 +7,7 @@
 // CHECK-NOT: Traceback
 
 // One of ours.
+// expected-error @+1 {{devidx.invalid: result 'result' does not verify: f32 should be of base attribute tensor}}
 %inv = devidx.invalid : f32
 // CHECK: parse-constraint-error.mlir:[[# @LINE - 1]]:1: error: devidx.invalid: result 'result' does not verify: f32 should be of base attribute tensor
 // CHECK-NEXT: {{^}}%inv = devidx.invalid : f32{{$}}
@@ -17,6 +18,7 @@
 
 // Nested in a function, followed by more ops: the op itself, not the end of the input.
 func.func @f() {
+  // expected-error @+1 {{devidx.device_num: result 'result' does not verify: i32 should be of base attribute index}}
   %n = devidx.device_num : i32
   %m = devidx.device_num : index
   func.return
@@ -29,6 +31,7 @@ func.func @f() {
 
 // An xDSL op (an operand constraint).
 func.func @f(%a: f32) {
+  // expected-error @+1 {{arith.addi: result 'result' does not verify: Unexpected attribute f32}}
   %0 = arith.addi %a, %a : f32
   func.return
 }
@@ -38,6 +41,7 @@ func.func @f(%a: f32) {
 
 // An attribute that does not verify, at the end of an op: at its last token.
 func.func @f() {
+  // expected-error @+1 {{Integer value 300 is out of range for type i8 which supports values in the range [-128, 256)}}
   %c = arith.constant 300 : i8
   func.return
 }

@@ -1,0 +1,102 @@
+"""The one MLIR parser of xdsl-multi: xDSL's, with dense float literals read as MLIR reads them.
+
+In MLIR a hexadecimal element of a float `dense<...>` literal is the element's bit pattern
+(SPEC §6): `dense<0xFF800000> : tensor<4xf32>` is -inf, in splats and in lists, for f16, bf16,
+f32 and f64. xDSL 0.74 reads it as the integer 4286578688 converted to float. `MultiParser`
+reads the bits (and stores them as they are: NaN payloads included), and packs a splat's one
+element once instead of once per element. Everything else is xDSL's parse.
+
+Printing needs nothing of ours: xDSL prints inf and NaN as hex bit patterns and -0.0 as
+`-0.000000e+00`, which parse back to the same bits here.
+
+Every tool and module that reads MLIR text parses with `parse_mlir` (or a subclass of
+`MultiParser`: multi-opt's `LocatingParser`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BytesAttr,
+    ComplexType,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.parser import Parser
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+
+def parse_mlir(ctx: Context, text: str, name: str = "<unknown>") -> ModuleOp:
+    """Parse a module (or the ops of an implicit one) with `MultiParser`."""
+    return MultiParser(ctx, text, name).parse_module()
+
+
+def hex_float_bits(text: str) -> int | None:
+    """The integer of a hexadecimal literal (`0xFF800000`), or None for any other text."""
+    if text[:2] not in ("0x", "0X"):
+        return None
+    return int(text, 16)
+
+
+class MultiParser(Parser):
+    """xDSL's parser, with hexadecimal elements of float dense literals read as bit patterns."""
+
+    def parse_dense_int_or_fp_elements_attr(self, type):  # xDSL declares a long type
+        start, given = self._current_token.span.start, type
+        self.parse_punctuation("<", " in dense attribute")
+        if self._current_token.kind in (MLIRTokenKind.GREATER, MLIRTokenKind.STRING_LIT):
+            self._resume_from(start)  # empty, or a "0x..." string of raw bytes: xDSL's
+            return super().parse_dense_int_or_fp_elements_attr(type)
+        elements, shape = self._parse_tensor_literal()
+        self.parse_punctuation(">", " in dense attribute")
+        if type is None:
+            self.parse_punctuation(":", " in dense attribute")
+            type = self._parse_dense_literal_type()
+        element = type.element_type
+        if isinstance(element, ComplexType):
+            self._resume_from(start)
+            return super().parse_dense_int_or_fp_elements_attr(given)
+        type_shape = list(type.get_shape())
+        if shape and type_shape != shape:
+            self.raise_error(
+                f"Shape mismatch in dense literal. Expected {type_shape} shape from the type, "
+                f"but got {shape} shape."
+            )
+        if isinstance(element, AnyFloat):
+            data = self._float_bytes(elements, element)
+        else:
+            values = [e.to_type(self, element) for e in elements]
+            one_type = TensorType(element, [len(values)])
+            data = DenseIntOrFPElementsAttr.from_list(one_type, values).data.data
+        if not shape:  # a splat: one element, repeated
+            data *= math.prod(type_shape)
+        return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+
+    def _float_bytes(self, elements: list[Parser._TensorLiteralElement], t: AnyFloat) -> bytes:
+        """The packed elements: a hexadecimal one is its bits, any other its value rounded."""
+        width = t.compile_time_size
+        if not any(hex_float_bits(e.span.text.lstrip("-")) is not None for e in elements):
+            return t.pack([e.to_float(self) for e in elements])
+        parts: list[bytes] = []
+        for e in elements:
+            text = e.span.text
+            bits = hex_float_bits(text.lstrip("-"))
+            if bits is None:
+                parts.append(t.pack([e.to_float(self)]))
+                continue
+            if text.startswith("-"):
+                self.raise_error(
+                    "hexadecimal float literal should not have a leading minus",
+                    at_position=e.span,
+                )
+            if bits >= 1 << (8 * width):
+                self.raise_error(
+                    f"hexadecimal float constant {text} out of range for type {t}",
+                    at_position=e.span,
+                )
+            parts.append(bits.to_bytes(width, "little"))
+        return b"".join(parts)
