@@ -26,16 +26,17 @@ devices' local results.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from enum import Enum
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, IntegerAttr, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute
 from xdsl.traits import SymbolTable
 
-from xdsl_multi.dialects.devidx import DEVICE_ATTR, Devidx
+from xdsl_multi import levels
+from xdsl_multi.dialects.devidx import DEVICE_ATTR
 from xdsl_multi.dialects.multi import OnAttr, placement_of
+from xdsl_multi.levels import Level, LevelError
 from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, Run, no_requests
 from xdsl_multi.runtime.ops_arith import ARITH_HANDLERS, ARITH_MATH_COMPUTING, MATH_HANDLERS
 from xdsl_multi.runtime.ops_control import CONTROL_HANDLERS
@@ -58,19 +59,11 @@ from xdsl_multi.runtime.values import InterpreterError, Lanes, OnValue, Value, s
 __all__ = [
     "InterpStats",
     "InterpreterError",
-    "Level",
     "argument_names",
-    "detect_level",
     "logical_signature",
     "random_inputs",
     "run_module",
 ]
-
-
-class Level(Enum):
-    MULTI = "multi"
-    SPMD = "spmd"
-    DEVICE = "device"
 
 
 def make_tables() -> OpTables:
@@ -88,45 +81,11 @@ def make_tables() -> OpTables:
 
 
 def device_modules(module: ModuleOp) -> dict[int, ModuleOp]:
-    """The nested device modules of a specialized module, by device number."""
-    found: dict[int, ModuleOp] = {}
-    for op in module.body.block.ops:
-        if isinstance(op, ModuleOp) and DEVICE_ATTR in op.attributes:
-            attr = op.attributes[DEVICE_ATTR]
-            if not isinstance(attr, IntegerAttr):
-                raise InterpreterError(f"{DEVICE_ATTR} must be an integer attribute, found {attr}")
-            k = attr.value.data
-            if k in found:
-                raise InterpreterError(f"two nested modules have {DEVICE_ATTR} = {k}")
-            found[k] = op
-    return found
-
-
-def is_kernel_level(module: ModuleOp) -> bool:
-    """Device modules with kernels (`multi.kernel`) or host schedules over memrefs
-    (form-kernels made them; a device-level @main may call helper functions on tensors), or
-    such a module alone (form-kernels on a lone @main, one device): run by kernel_level.py."""
-    for mod in device_modules(module).values() or [module]:
-        for op in mod.walk():
-            if isinstance(op, func.FuncOp) and (
-                "multi.kernel" in op.attributes
-                or any(
-                    isinstance(t, MemRefType)
-                    for t in (*op.function_type.inputs, *op.function_type.outputs)
-                )
-            ):
-                return True
-    return False
-
-
-def detect_level(module: ModuleOp) -> Level:
-    if device_modules(module):
-        return Level.DEVICE
-    if SIGNATURE_ATTR in module.attributes:
-        return Level.SPMD
-    if any(op.dialect_name() == Devidx.name for op in module.walk()):
-        return Level.SPMD
-    return Level.MULTI
+    """The nested device modules of a specialized module, by device number (levels.py)."""
+    try:
+        return levels.device_modules(module)
+    except LevelError as e:
+        raise InterpreterError(str(e)) from None
 
 
 def find_function(module: ModuleOp, name: str) -> func.FuncOp:
@@ -185,8 +144,11 @@ def run_module(
     `num_devices`, when given, must equal the program's device count. `stats` collects
     messages and computed elements. Raises InterpreterError for every problem of the program
     or the inputs."""
-    level = detect_level(module)
-    if is_kernel_level(module):
+    try:
+        level = levels.detect_level(module)
+    except LevelError as e:
+        raise InterpreterError(str(e)) from None
+    if level in (Level.KERNEL, Level.LLVM):
         from xdsl_multi.runtime.kernel_level import run_kernel_module
 
         return run_kernel_module(module, inputs, num_devices=num_devices, entry=entry, stats=stats)

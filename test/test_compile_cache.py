@@ -334,16 +334,13 @@ def test_a_program_without_kernels(cache: PipelineCache) -> None:
 
 
 def test_passes_with_options_are_keyed_by_their_options(cache: PipelineCache) -> None:
-    from xdsl_multi.compile_cache import lower_passes_cached
-    from xdsl_multi.lowering.multi_to_llvm import MultiToLLVM
-
     text = rows()
-    ring = MultiToLLVM(allreduce="ring", ring_threshold=0).passes()
-    naive = MultiToLLVM(allreduce="naive").passes()
-    assert lower_passes_cached(parse(text), ring, cache, source=text) is False
-    assert lower_passes_cached(parse(text), naive, cache, source=text) is False
+    ring = {"multi-to-devidx": "allreduce=ring ring-threshold=0"}
+    naive = {"multi-to-devidx": "allreduce=naive"}
+    assert lower_cached(parse(text), cache, options=ring, source=text) is False
+    assert lower_cached(parse(text), cache, options=naive, source=text) is False
     hit = parse(text)
-    assert lower_passes_cached(hit, ring, cache, source=text) is True
+    assert lower_cached(hit, cache, options=ring, source=text) is True
     inputs = random_inputs(logical_signature(parse(text)), 2)
     np.testing.assert_allclose(
         run_compiled(hit, inputs)[0], run_module(parse(text), inputs)[0], rtol=1e-5

@@ -30,12 +30,11 @@ from xdsl.ir import Attribute
 
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.multi import OnAttr, ShardAttr, local_length, placement_of, shard_bounds
+from xdsl_multi.levels import Level, LevelError, detect_level
 from xdsl_multi.runtime.executor import DEFAULT_RECV_TIMEOUT, ExecutionError, Program
 from xdsl_multi.runtime.interpreter import (
     InterpreterError,
-    Level,
     argument_names,
-    detect_level,
     logical_signature,
     random_inputs,
     run_module,
@@ -57,7 +56,7 @@ from xdsl_multi.tools.result_check import first_mismatch
 from xdsl_multi.tools.run_pipeline import (
     Progress,
     Timings,
-    lower_for_runtime,
+    lower_timed,
 )
 
 TOOL_NAME = "multi-run"
@@ -393,7 +392,7 @@ class MultiRun:
             level = detect_level(module)
             sig = logical_signature(module, args.entry)
             names = argument_names(module, args.entry)
-        except InterpreterError as e:
+        except (InterpreterError, LevelError) as e:
             raise CompileError(str(e)) from None
         backend = self.backend_for(module)
         if backend == "mpi":
@@ -418,7 +417,7 @@ class MultiRun:
     def compile(self, module: ModuleOp, progress: Progress, **options: object) -> Program:
         """Lower `module` (in place) and compile it for the threads backend."""
         source = self.source.text if self.source is not None else None  # module's text
-        ran = lower_for_runtime(
+        ran = lower_timed(
             module, self.timings, progress, spmd=self.args.spmd, source=source
         )
         progress.stage("codegen")

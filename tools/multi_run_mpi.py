@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 
-from xdsl_multi.runtime.interpreter import Level
+from xdsl_multi.levels import Level
 from xdsl_multi.runtime.schedule import ScheduleError
 from xdsl_multi.tools.diagnostics import CompileError, internal_error
-from xdsl_multi.tools.run_pipeline import Progress, lower_for_runtime
+from xdsl_multi.tools.run_pipeline import Progress, lower_timed
 
 if TYPE_CHECKING:
     from xdsl_multi.runtime.backends.mpi import MpiProgram
@@ -94,7 +94,7 @@ def run_mpi(
 
     def compile_program() -> MpiProgram:
         with Progress(TOOL_NAME, args.file, stream=sys.stderr if rank == 0 else _Null()) as p:
-            ran = lower_for_runtime(module, tool.timings, p, spmd=args.spmd)
+            ran = lower_timed(module, tool.timings, p, spmd=args.spmd)
             p.stage("codegen")
             with tool.timings("codegen"):
                 try:

@@ -5,8 +5,8 @@ processes, so that a warm first call skips the passes.
 cache = PipelineCache()                  # $XDSL_MULTI_CACHE_DIR/pipeline (next to the JIT's)
 hit = lower_cached(module, cache, source=text)   # in place, like pipeline.lower_for_runtime
 program = Program(module)                # runtime/executor.py, kernels from the JIT
-# or passes with options (the benchmarks' variants):
-hit = lower_passes_cached(module, MultiToLLVM(allreduce="ring").passes(), cache, source=text)
+# with pass options (the benchmarks' variants), by pass name as in pipeline.py:
+hit = lower_cached(module, cache, options={"multi-to-devidx": "allreduce=ring"}, source=text)
 ```
 
 (multi-run goes through tools/run_pipeline.py, which times each step for `--time`.)
@@ -65,8 +65,9 @@ from xdsl.dialects.builtin import (
     i8,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.printer import Printer
+
+from xdsl_multi import pipeline
 
 FORMAT = "xdsl-multi pipeline cache 1"
 """The first line of an entry, and part of every key: change it when the format changes."""
@@ -231,43 +232,26 @@ def lower_cached(
     cache: PipelineCache | None,
     *,
     spmd: bool = False,
+    options: pipeline.Options | None = None,
     source: str | None = None,
+    each_pass: Callable[[str, Callable[[], None]], None] | None = None,
+    report: Callable[[str, float], None] | None = None,
 ) -> bool:
-    """`xdsl_multi.pipeline.lower_for_runtime(module, spmd=spmd)` through `cache` (None: no
-    cache); `source` as in `PipelineCache.lower`. Returns whether it was a cache hit."""
-    from xdsl_multi import pipeline
-
-    names = pipeline.passes_needed(module, spmd)
-    if cache is None or not names:
-        pipeline.lower_for_runtime(module, spmd=spmd)
-        return False
-    return cache.lower(
-        module, names, lambda: pipeline.lower_for_runtime(module, spmd=spmd), source=source
-    )
-
-
-def lower_passes_cached(
-    module: ModuleOp,
-    passes: Sequence[ModulePass],
-    cache: PipelineCache | None,
-    *,
-    source: str | None = None,
-) -> bool:
-    """Apply `passes` (with their options, e.g. `MultiToLLVM(allreduce="ring").passes()`) to
-    `module` in place, through `cache` (None: no cache); `source` as in `PipelineCache.lower`.
-    The last pass must leave the llvm level. Returns whether it was a cache hit."""
-    from xdsl_multi.dialects import make_context
+    """`pipeline.lower_for_runtime(module, each_pass, spmd, options)` through `cache` (None:
+    no cache); `source` and `report` as in `PipelineCache.lower`. Returns whether it was a
+    cache hit."""
+    names = pipeline.passes_needed(module, spmd, options)
 
     def run() -> None:
-        ctx = make_context()
-        for p in passes:
-            p.apply(ctx, module)
+        if each_pass is None:
+            pipeline.lower_for_runtime(module, spmd=spmd, options=options)
+        else:
+            pipeline.lower_for_runtime(module, each_pass, spmd=spmd, options=options)
 
-    if cache is None:
+    if cache is None or not names:
         run()
         return False
-    names = [str(p.pipeline_pass_spec()) for p in passes]
-    return cache.lower(module, names, run, source=source)
+    return cache.lower(module, names, run, source=source, report=report)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -502,7 +486,6 @@ __all__ = [
     "NotCacheable",
     "PipelineCache",
     "lower_cached",
-    "lower_passes_cached",
     "module_digest",
     "to_runtime_form",
 ]
