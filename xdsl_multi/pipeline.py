@@ -63,15 +63,20 @@ class PassUnavailable(Exception):
 
 
 def pipeline_specs(
-    start: Level, *, spmd: bool = False, options: Options | None = None
+    start: Level,
+    stop: Level = Level.LLVM,
+    *,
+    spmd: bool = False,
+    options: Options | None = None,
 ) -> tuple[ArgSpec, ...]:
-    """The passes from `start` to the llvm level, each with its options (the table's, then
-    `options`' for a pass of that name). Raises ValueError for malformed options."""
+    """The passes from `start` to `stop` (default: the llvm level), each with its options
+    (the table's, then `options`' for a pass of that name). Raises ValueError for malformed
+    options."""
     table = SPMD_MODE if spmd else PIPELINE
     overrides = {name: _options_of(name, text) for name, text in (options or {}).items()}
     specs: list[ArgSpec] = []
     level = start
-    while level in table:
+    while level != stop and level in table:
         text, level = table[level]
         for spec in parse_pipeline(text):
             extra = overrides.get(spec.name)
