@@ -126,8 +126,8 @@ def ours(w: Workload, text: str, inputs: Sequence[np.ndarray], want: Sequence[np
     from xdsl_multi.compile_cache import PipelineCache, lower_cached
     from xdsl_multi.dialects import make_context
     from xdsl_multi.pipeline import MultiToLLVM
-    from xdsl_multi.runtime.executor import Program
     from xdsl_multi.runtime.kernels import JitKernels
+    from xdsl_multi.runtime.program import Program
 
     def first_call(cache_dir: str) -> tuple[float, Program, list[np.ndarray]]:
         """As multi-run does it: parse, the passes through the pipeline cache (a warm cache

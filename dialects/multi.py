@@ -55,6 +55,7 @@ from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from xdsl_multi.dialects.syntax import (
+    RankedEncoding,
     encoding_of,
     expect_tensor,
     no_extra,
@@ -157,7 +158,7 @@ class OnAttr(ParametrizedAttribute):
 
 
 @irdl_attr_definition
-class ShardAttr(ParametrizedAttribute):
+class ShardAttr(ParametrizedAttribute, RankedEncoding):
     """`#multi.shard<["CPU:0", "CPU:1"], axis = 0>`: the logical tensor split along `axis`.
 
     tinygrad: MULTI(x, axis), a multi-device buffer with `axis` set.
@@ -183,6 +184,11 @@ class ShardAttr(ParametrizedAttribute):
     @property
     def axis_index(self) -> int:
         return self.axis.data
+
+    def rank_error(self, rank: int) -> str | None:
+        if self.axis_index < rank:
+            return None
+        return f"is sharded on axis {self.axis_index}, out of range for rank {rank}"
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:

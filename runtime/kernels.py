@@ -34,6 +34,7 @@ from xdsl.traits import SymbolTable
 
 from xdsl_multi.dialects.multi import LLVM_NAME_ATTR
 from xdsl_multi.lowering.llvm_types import LLVM_CTYPES
+from xdsl_multi.runtime.device_runs import device_modules
 from xdsl_multi.runtime.machine import shared_kernel
 
 KernelArg = np.ndarray | int | float
@@ -80,8 +81,6 @@ class NativeKernel:
 def llvm_kernel_names(module: ModuleOp) -> dict[tuple[int, str], str]:
     """(device, kernel name) -> the name of its `llvm.func`, from the declarations
     convert-to-llvm leaves in the device modules."""
-    from xdsl_multi.runtime.interpreter import device_modules
-
     names: dict[tuple[int, str], str] = {}
     for device, mod in device_modules(module).items():
         for op in mod.walk():
@@ -101,7 +100,6 @@ class JitKernels:
         self, module: ModuleOp, devices: Sequence[int] | None = None, cache: object = None
     ) -> None:
         from xdsl_multi.lowering import jit  # the JIT is only needed by compiled runs
-        from xdsl_multi.runtime.interpreter import device_modules
 
         self._names = llvm_kernel_names(module)
         if devices is not None:

@@ -50,6 +50,7 @@ from xdsl_multi.runtime.buffers import (
     element_dtype,
     plan_memory,
 )
+from xdsl_multi.runtime.device_runs import device_modules
 from xdsl_multi.runtime.kernels import find_kernel_ir, written_arguments
 
 Backend = Literal["threads", "mpi"]
@@ -526,8 +527,6 @@ def check_written_not_shared(sched: DeviceSchedule, noalias: set[str]) -> None:
 
 
 def device_modules_of(module: ModuleOp) -> dict[int, ModuleOp]:
-    from xdsl_multi.runtime.interpreter import device_modules
-
     return device_modules(module)
 
 

@@ -31,7 +31,7 @@ from xdsl.ir import Attribute
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.multi import OnAttr, ShardAttr, local_length, placement_of, shard_bounds
 from xdsl_multi.levels import Level, LevelError, detect_level
-from xdsl_multi.runtime.executor import DEFAULT_RECV_TIMEOUT, ExecutionError, Program
+from xdsl_multi.runtime.executor import DEFAULT_RECV_TIMEOUT, ExecutionError
 from xdsl_multi.runtime.interpreter import (
     InterpreterError,
     argument_names,
@@ -40,6 +40,7 @@ from xdsl_multi.runtime.interpreter import (
     run_module,
 )
 from xdsl_multi.runtime.placement import prepare_input, program_devices
+from xdsl_multi.runtime.program import Program
 from xdsl_multi.runtime.schedule import ScheduleError
 from xdsl_multi.tools.diagnostics import (
     EXIT_ERROR,

@@ -4,7 +4,7 @@ processes, so that a warm first call skips the passes.
 ```python
 cache = PipelineCache()                  # $XDSL_MULTI_CACHE_DIR/pipeline (next to the JIT's)
 hit = lower_cached(module, cache, source=text)   # in place, like pipeline.lower_for_runtime
-program = Program(module)                # runtime/executor.py, kernels from the JIT
+program = Program(module)                # runtime/program.py, kernels from the JIT
 # with pass options (the benchmarks' variants), by pass name as in pipeline.py:
 hit = lower_cached(module, cache, options={"multi-to-devidx": "allreduce=ring"}, source=text)
 ```

@@ -95,4 +95,11 @@ def detect_level(module: ModuleOp) -> Level:
     return Level.MULTI
 
 
-__all__ = ["Level", "LevelError", "detect_level", "device_modules"]
+__all__ = [
+    "Level",
+    "LevelError",
+    "detect_level",
+    "device_modules",
+    "is_kernel_level",
+    "is_llvm_level",
+]

@@ -6,7 +6,7 @@ their passes from here.
 from xdsl_multi.pipeline import lower_for_runtime, passes_needed
 passes_needed(module)                  # ('multi-to-devidx', ..., 'convert-to-llvm')
 ran = lower_for_runtime(module, options={"multi-to-devidx": "allreduce=ring"})  # in place
-program = Program(module)              # runtime/executor.py
+program = Program(module)              # runtime/program.py
 ```
 
 | level | leaves it | to |

@@ -9,7 +9,7 @@ import pytest
 from compiled_runs import MODES, compare_with_interp, corpus, device_count, inputs_for, lowered
 from mpi_jobs import SUPPORT, mpirun, needs_mpi
 
-from xdsl_multi.runtime.executor import Program
+from xdsl_multi.runtime.program import Program
 
 CORPUS = corpus()
 
