@@ -48,7 +48,7 @@ _ARG_FLAGS = {
 
 LLVM_IR_ATTR = "multi.llvm_ir"
 """On a top module: the LLVM IR text of all its kernels, as `translate_kernels` made it. The
-`llvm.func` bodies of such a module are stand-ins (compile_cache.py), never translated."""
+`llvm.func` bodies of such a module only return (compile_cache.py), never translated."""
 
 
 def kernels_llvm_ir(module: ModuleOp, *, triple: str | None = None) -> str:

@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
+from xdsl_multi.lowering.kernel_facts import written_arguments
 from xdsl_multi.runtime.buffers import (
     BufferType,
     Lifetime,
@@ -51,7 +52,7 @@ from xdsl_multi.runtime.buffers import (
     plan_memory,
 )
 from xdsl_multi.runtime.device_runs import device_modules
-from xdsl_multi.runtime.kernels import find_kernel_ir, written_arguments
+from xdsl_multi.runtime.kernels import find_kernel_ir
 
 Backend = Literal["threads", "mpi"]
 """What a plan is for: with `threads` a receive hands over the sender's array (it allocates

@@ -35,6 +35,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from xdsl_multi.dialects import make_context
 from xdsl_multi.levels import Level, detect_level
@@ -87,7 +88,10 @@ def pipeline_specs(
 
 
 def _options_of(name: str, text: str) -> ArgSpec:
-    specs = list(parse_pipeline(f"{name}{{{text}}}" if text.strip() else name))
+    try:
+        specs = list(parse_pipeline(f"{name}{{{text}}}" if text.strip() else name))
+    except ArgSpecParseError as e:  # a BaseException: turned into an ordinary error
+        raise ValueError(f"the options of '{name}': {e}") from None
     if len(specs) != 1 or specs[0].name != name:
         raise ValueError(f"the options of '{name}' must be one option list, found {text!r}")
     return specs[0]
