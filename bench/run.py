@@ -121,21 +121,24 @@ def machine_limits(quick: bool) -> dict[str, object]:
 
 def ours(w: Workload, text: str, inputs: Sequence[np.ndarray], want: Sequence[np.ndarray],
          repeats: int, variant: str, options: dict[str, object]) -> Result:
-    from xdsl_multi.compile_cache import PipelineCache, lower_passes_cached
+    from xdsl.parser import Parser
+
+    from xdsl_multi.compile_cache import PipelineCache, lower_cached
     from xdsl_multi.dialects import make_context
-    from xdsl_multi.lowering.multi_to_llvm import MultiToLLVM
-    from xdsl_multi.runtime.executor import Program
+    from xdsl_multi.pipeline import MultiToLLVM
     from xdsl_multi.runtime.kernels import JitKernels
-    from xdsl_multi.tools.diagnostics import parse_module
+    from xdsl_multi.runtime.program import Program
 
     def first_call(cache_dir: str) -> tuple[float, Program, list[np.ndarray]]:
         """As multi-run does it: parse, the passes through the pipeline cache (a warm cache
         skips them), the JIT (a warm cache reads machine code), the first run."""
         os.environ["XDSL_MULTI_CACHE_DIR"] = cache_dir
         t0 = time.perf_counter()
-        module = parse_module(make_context(), text, f"{w.id}.mlir")
-        passes = MultiToLLVM(**options).passes()  # type: ignore[arg-type]
-        lower_passes_cached(module, passes, PipelineCache(Path(cache_dir)), source=text)
+        module = Parser(make_context(), text, f"{w.id}.mlir").parse_module()
+        module.verify()
+        lowering = MultiToLLVM(**options)  # type: ignore[arg-type]
+        lower_cached(module, PipelineCache(Path(cache_dir)), spmd=lowering.spmd,
+                     options=lowering.options(), source=text)
         program = Program(module, JitKernels(module))
         out = program(inputs)
         return time.perf_counter() - t0, program, out

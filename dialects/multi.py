@@ -57,6 +57,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from xdsl_multi.dialects.syntax import (
+    RankedEncoding,
     encoding_of,
     expect_tensor,
     no_extra,
@@ -159,7 +160,7 @@ class OnAttr(ParametrizedAttribute):
 
 
 @irdl_attr_definition
-class ShardAttr(ParametrizedAttribute):
+class ShardAttr(ParametrizedAttribute, RankedEncoding):
     """`#multi.shard<["CPU:0", "CPU:1"], axis = 0>`: the logical tensor split along `axis`.
 
     tinygrad: MULTI(x, axis), a multi-device buffer with `axis` set.
@@ -185,6 +186,11 @@ class ShardAttr(ParametrizedAttribute):
     @property
     def axis_index(self) -> int:
         return self.axis.data
+
+    def rank_error(self, rank: int) -> str | None:
+        if self.axis_index < rank:
+            return None
+        return f"is sharded on axis {self.axis_index}, out of range for rank {rank}"
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -633,6 +639,9 @@ SIGNATURE_ATTR = "multi.signature"
 """The top module's logical `@main` type (encodings included), kept by every pass."""
 KERNEL_ATTR = "multi.kernel"
 """Unit attribute on every kernel function (the kernel level; and the `llvm.func` of one)."""
+WRITES_ATTR = "multi.writes"
+"""On a kernel (`llvm.func` or `func.func`): the positions of the arguments it writes
+(`array<i64: 2>`), for the runtime's hand-over sends (lowering/kernel_facts.py)."""
 KERNEL_OF_ATTR = "multi.kernel_of"
 """On a kernel declaration: the device module that holds the kernel's body (SPMD mode)."""
 LLVM_NAME_ATTR = "multi.llvm_kernel"

@@ -83,6 +83,16 @@ def expect_static(op_name: str, what: str, t: TensorType | MemRefType) -> None:
         )
 
 
+class RankedEncoding:
+    """A tensor encoding that constrains the rank of its tensor, which it cannot see when it is
+    parsed (`#multi.shard`'s axis); `expect_tensor` asks it. Defined here so that this module
+    needs no dialect."""
+
+    def rank_error(self, rank: int) -> str | None:
+        """What is wrong with this encoding on a tensor of `rank`, or None."""
+        raise NotImplementedError
+
+
 def expect_tensor(op_name: str, what: str, t: Attribute) -> TensorType:
     """Return `t` as a static-shaped tensor type or raise a verifier error naming it."""
     if not isinstance(t, TensorType):
@@ -90,14 +100,10 @@ def expect_tensor(op_name: str, what: str, t: Attribute) -> TensorType:
     expect_static(op_name, what, t)
     # A #multi.shard encoding cannot see the tensor's rank when it is parsed: check it here,
     # before any op-specific rule indexes the shape with the shard axis.
-    from xdsl_multi.dialects.multi import ShardAttr  # multi imports this module
-
-    enc = t.encoding
-    if isinstance(enc, ShardAttr) and not enc.axis_index < len(t.get_shape()):
-        raise VerifyException(
-            f"{op_name}: {what} is sharded on axis {enc.axis_index}, out of range for rank "
-            f"{len(t.get_shape())}: {t}"
-        )
+    if isinstance(t.encoding, RankedEncoding):
+        error = t.encoding.rank_error(len(t.get_shape()))
+        if error is not None:
+            raise VerifyException(f"{op_name}: {what} {error}: {t}")
     return t
 
 

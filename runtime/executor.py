@@ -1,7 +1,9 @@
 """The compiled runtime: run every device's host schedule, with kernels from a `KernelLibrary`.
+This module holds what every backend shares (schedules bound to kernels, placement, failures);
+`Program` (program.py) runs it on the threads backend.
 
 ```python
-from xdsl_multi.runtime.executor import Program
+from xdsl_multi.runtime.program import Program
 
 with Program(kernel_level_module) as program:      # compile once (schedules, plans, kernels)
     outputs = program(inputs)                        # logical arrays in and out (placement.py)
@@ -30,18 +32,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Self
+from typing import Protocol
 
 import numpy as np
-from xdsl.dialects import llvm
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 
 from xdsl_multi.dialects.multi import placement_of, program_devices
+from xdsl_multi.levels import is_llvm_level
 from xdsl_multi.runtime.buffers import DeviceMemory, aligned_copy
-from xdsl_multi.runtime.interpreter import (
+from xdsl_multi.runtime.device_runs import (
     argument_names,
     logical_signature,
 )
+from xdsl_multi.runtime.kernel_level import ReferenceKernels
 from xdsl_multi.runtime.kernels import JitKernels, Kernel, KernelLibrary
 from xdsl_multi.runtime.placement import (
     check_devices_known,
@@ -249,10 +252,8 @@ def default_library(module: ModuleOp, devices: Sequence[int] | None = None) -> K
     """The JIT for an llvm-level module (kernels are `llvm.func`; only those of `devices` if
     given), else the reference interpreter's kernels (kernel_level.py: slow, but no compiler
     needed)."""
-    if any(isinstance(op, llvm.FuncOp) and op.body.blocks for op in module.walk()):
+    if is_llvm_level(module):
         return JitKernels(module, devices)
-    from xdsl_multi.runtime.kernel_level import ReferenceKernels
-
     return ReferenceKernels(module)
 
 
@@ -355,67 +356,3 @@ def compile_runners(
     library = library or default_library(module, devices)
     runners = {d: DeviceRunner(schedules[d], bind_kernels(schedules[d], library)) for d in wanted}
     return info, schedules, runners
-
-
-class Program:
-    """A kernel-level program compiled for the threads backend; call it many times."""
-
-    def __init__(
-        self,
-        module: ModuleOp,
-        kernels: KernelLibrary | None = None,
-        *,
-        recv_timeout: float = DEFAULT_RECV_TIMEOUT,
-        pin_threads: bool | None = None,
-        entry: str = "main",
-    ) -> None:
-        from xdsl_multi.runtime.backends.threads import ThreadsBackend
-
-        self.info, self.schedules, runners = compile_runners(
-            module, "threads", kernels, None, entry
-        )
-        self.runners = [runners[d] for d in range(len(self.schedules))]
-        self._backend = ThreadsBackend(self.runners, recv_timeout, pin_threads)
-
-    @property
-    def num_devices(self) -> int:
-        return len(self.schedules)
-
-    @property
-    def peak_bytes(self) -> list[int]:
-        """Per device, the most bytes its schedule has live at once."""
-        return [s.plan.peak_bytes for s in self.schedules]
-
-    @property
-    def held_bytes(self) -> list[int]:
-        """Per device, the bytes of device memory allocated so far (kept across runs)."""
-        return [r.memory.allocated_bytes for r in self.runners]
-
-    def place(self, inputs: Sequence[object]) -> Placed:
-        """Each device's local arguments for these logical inputs (raises InterpreterError
-        for an input of the wrong shape or dtype)."""
-        logical = self.info.logical_inputs(inputs)
-        return [self.info.place_device(s, logical) for s in self.schedules]
-
-    def run_placed(self, placed: Placed) -> list[list[LocalValue]]:
-        """Run once on placed inputs; each device's local results. They are device memory,
-        overwritten by the next run: gather or copy them first."""
-        if len(placed) != self.num_devices:
-            raise ValueError(f"expected inputs for {self.num_devices} devices, got {len(placed)}")
-        return self._backend.run(placed)
-
-    def gather(self, local: Sequence[Sequence[LocalValue]]) -> list[np.ndarray]:
-        return self.info.gather(local)
-
-    def __call__(self, inputs: Sequence[object]) -> list[np.ndarray]:
-        return self.gather(self.run_placed(self.place(inputs)))
-
-    def close(self) -> None:
-        """Stop the device threads (also done when the program is garbage collected)."""
-        self._backend.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

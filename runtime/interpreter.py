@@ -25,110 +25,58 @@ devices' local results.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from enum import Enum
+from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import (
-    FunctionType,
-    IntegerAttr,
-    MemRefType,
-    ModuleOp,
-    StringAttr,
-    TensorType,
-)
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute
-from xdsl.traits import SymbolTable
 
-from xdsl_multi.dialects.devidx import DEVICE_ATTR, Devidx
+from xdsl_multi import levels
 from xdsl_multi.dialects.multi import (
     DEVICES_ATTR,
-    KERNEL_ATTR,
     LLVM_NAME_ATTR,
-    SIGNATURE_ATTR,
     OnAttr,
     placement_of,
     program_devices,
 )
-from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, Run, no_requests
-from xdsl_multi.runtime.ops_arith import ARITH_HANDLERS, ARITH_MATH_COMPUTING, MATH_HANDLERS
-from xdsl_multi.runtime.ops_control import CONTROL_HANDLERS
-from xdsl_multi.runtime.ops_devidx import DEVIDX_CONTROL, DEVIDX_HANDLERS
-from xdsl_multi.runtime.ops_multi import MULTI_HANDLERS
-from xdsl_multi.runtime.ops_tg import TG_COMPUTING, TG_HANDLERS
+from xdsl_multi.levels import Level, LevelError
+from xdsl_multi.runtime.device_runs import (
+    argument_names,
+    as_output,
+    assemble,
+    check_count,
+    device_modules,
+    find_function,
+    local_parts,
+    logical_signature,
+    make_tables,
+    run_device_modules,
+)
+from xdsl_multi.runtime.kernel_level import run_kernel_module
+from xdsl_multi.runtime.machine import InterpStats, Machine, Run, no_requests
 from xdsl_multi.runtime.placement import (
     check_devices_known,
-    from_local_parts,
-    local_part,
     prepare_inputs,
     random_inputs,
 )
-from xdsl_multi.runtime.schedulers import run_lockstep, run_message_passing
-from xdsl_multi.runtime.values import InterpreterError, Lanes, OnValue, Value, store
+from xdsl_multi.runtime.schedulers import run_lockstep
+from xdsl_multi.runtime.values import InterpreterError, Lanes, OnValue, Value
 
 __all__ = [
     "InterpStats",
     "InterpreterError",
-    "Level",
     "argument_names",
-    "detect_level",
     "logical_signature",
+    "not_interpretable",
     "random_inputs",
     "run_module",
 ]
 
 
-class Level(Enum):
-    MULTI = "multi"
-    SPMD = "spmd"
-    DEVICE = "device"
-
-
-def make_tables() -> OpTables:
-    return OpTables(
-        lifted={**ARITH_HANDLERS, **MATH_HANDLERS, **TG_HANDLERS, **DEVIDX_HANDLERS},
-        placed=dict(MULTI_HANDLERS),
-        control={**CONTROL_HANDLERS, **DEVIDX_CONTROL},
-        computing=ARITH_MATH_COMPUTING | TG_COMPUTING,
-    )
-
-
 # ---------------------------------------------------------------------------------------------
-# What the module is
+# Running
 # ---------------------------------------------------------------------------------------------
-
-
-def device_modules(module: ModuleOp) -> dict[int, ModuleOp]:
-    """The nested device modules of a specialized module, by device number."""
-    found: dict[int, ModuleOp] = {}
-    for op in module.body.block.ops:
-        if isinstance(op, ModuleOp) and DEVICE_ATTR in op.attributes:
-            attr = op.attributes[DEVICE_ATTR]
-            if not isinstance(attr, IntegerAttr):
-                raise InterpreterError(f"{DEVICE_ATTR} must be an integer attribute, found {attr}")
-            k = attr.value.data
-            if k in found:
-                raise InterpreterError(f"two nested modules have {DEVICE_ATTR} = {k}")
-            found[k] = op
-    return found
-
-
-def is_kernel_level(module: ModuleOp) -> bool:
-    """Device modules with kernels (`multi.kernel`) or host schedules over memrefs
-    (form-kernels made them; a device-level @main may call helper functions on tensors), or
-    such a module alone (form-kernels on a lone @main, one device): run by kernel_level.py."""
-    for mod in device_modules(module).values() or [module]:
-        for op in mod.walk():
-            if isinstance(op, func.FuncOp) and (
-                KERNEL_ATTR in op.attributes
-                or any(
-                    isinstance(t, MemRefType)
-                    for t in (*op.function_type.inputs, *op.function_type.outputs)
-                )
-            ):
-                return True
-    return False
 
 
 def not_interpretable(module: ModuleOp) -> str | None:
@@ -149,59 +97,6 @@ def not_interpretable(module: ModuleOp) -> str | None:
     return None
 
 
-def detect_level(module: ModuleOp) -> Level:
-    if device_modules(module):
-        return Level.DEVICE
-    if SIGNATURE_ATTR in module.attributes:
-        return Level.SPMD
-    if any(op.dialect_name() == Devidx.name for op in module.walk()):
-        return Level.SPMD
-    return Level.MULTI
-
-
-def find_function(module: ModuleOp, name: str) -> func.FuncOp:
-    f = SymbolTable.lookup_symbol(module, name)
-    if not isinstance(f, func.FuncOp):
-        raise InterpreterError(f"the module has no func.func @{name}")
-    if not f.body.blocks:
-        raise InterpreterError(f"@{name} is only a declaration")
-    return f
-
-
-def _entry_of(module: ModuleOp, entry: str) -> func.FuncOp:
-    """@entry of the module, or of device 0's module at the device level."""
-    mods = device_modules(module)
-    if mods:
-        if 0 not in mods:
-            raise InterpreterError(f"no nested module has {DEVICE_ATTR} = 0")
-        return find_function(mods[0], entry)
-    return find_function(module, entry)
-
-
-def logical_signature(module: ModuleOp, entry: str = "main") -> FunctionType:
-    """The signature of logical inputs and outputs: `multi.signature` if the module has it,
-    else @entry's (device 0's at the device level)."""
-    sig = module.attributes.get(SIGNATURE_ATTR)
-    if sig is not None:
-        if not isinstance(sig, FunctionType):
-            raise InterpreterError(f"module attribute {SIGNATURE_ATTR} must be a function type")
-        return sig
-    return _entry_of(module, entry).function_type
-
-
-def argument_names(module: ModuleOp, entry: str = "main") -> list[str]:
-    """Each argument's SSA name without `%` where the text gave one, else argK."""
-    names = []
-    for i, arg in enumerate(_entry_of(module, entry).body.block.args):
-        names.append(arg.name_hint or f"arg{i}")
-    return names
-
-
-# ---------------------------------------------------------------------------------------------
-# Running
-# ---------------------------------------------------------------------------------------------
-
-
 def run_module(
     module: ModuleOp,
     inputs: Sequence[object],
@@ -217,10 +112,11 @@ def run_module(
     or the inputs."""
     if (why := not_interpretable(module)) is not None:
         raise InterpreterError(why)
-    level = detect_level(module)
-    if is_kernel_level(module):
-        from xdsl_multi.runtime.kernel_level import run_kernel_module
-
+    try:
+        level = levels.detect_level(module)
+    except LevelError as e:
+        raise InterpreterError(str(e)) from None
+    if level in (Level.KERNEL, Level.LLVM):
         return run_kernel_module(module, inputs, num_devices=num_devices, entry=entry, stats=stats)
     sig = logical_signature(module, entry)
     arrays = prepare_inputs(sig, inputs, argument_names(module, entry))
@@ -230,21 +126,6 @@ def run_module(
         if level is Level.SPMD:
             return _run_spmd(module, entry, sig, arrays, num_devices, stats)
         return _run_devices(module, entry, sig, arrays, num_devices, stats)
-
-
-def _check_count(found: int, num_devices: int | None) -> None:
-    if num_devices is not None and num_devices != found:
-        raise InterpreterError(
-            f"the program runs on {found} devices, but {num_devices} were asked for"
-        )
-
-
-def _as_output(v: Value) -> np.ndarray:
-    if isinstance(v, Lanes):
-        return np.array(store(v).data)
-    if isinstance(v, OnValue):
-        raise TypeError("interpreter bug: a placed value where a plain one was expected")
-    return np.array(v)
 
 
 # -- level 1 ------------------------------------------------------------------------------------
@@ -263,9 +144,9 @@ def _to_multi_value(t: Attribute, x: np.ndarray) -> Value:
 
 def _from_multi_value(v: Value) -> np.ndarray:
     if isinstance(v, OnValue):
-        buffers = [_as_output(b) for b in v.buffers]
+        buffers = [as_output(b) for b in v.buffers]
         return buffers[0] if len(buffers) == 1 else np.stack(buffers)
-    return _as_output(v)
+    return as_output(v)
 
 
 def _run_multi(
@@ -276,7 +157,7 @@ def _run_multi(
     stats: InterpStats | None,
 ) -> list[np.ndarray]:
     devices = program_devices(module)
-    _check_count(max(len(devices), 1), num_devices)
+    check_count(max(len(devices), 1), num_devices)
     f = find_function(module, entry)
     if DEVICES_ATTR in module.attributes:
         check_devices_known(f.function_type, devices)
@@ -287,19 +168,6 @@ def _run_multi(
 
 
 # -- levels 2 and 3 -----------------------------------------------------------------------------
-
-
-def _local_parts(
-    f: func.FuncOp, sig: FunctionType, arrays: list[np.ndarray], d: int, devices: Sequence[str]
-) -> list[np.ndarray]:
-    """Device d's local parts of the logical inputs, one per argument of @main."""
-    local_types = f.function_type.inputs.data
-    if len(local_types) != len(sig.inputs.data):
-        raise InterpreterError(
-            f"device {d}: @{f.sym_name.data} takes {len(local_types)} arguments but the logical "
-            f"signature has {len(sig.inputs.data)}"
-        )
-    return [local_part(t, x, d, devices) for t, x in zip(sig.inputs.data, arrays, strict=True)]
 
 
 def _lanes_args(
@@ -323,62 +191,7 @@ def _local_args(
     f: func.FuncOp, sig: FunctionType, arrays: list[np.ndarray], d: int, devices: Sequence[str]
 ) -> list[Value]:
     """Device d's arguments of @main: the local parts of the logical inputs."""
-    return _lanes_args(f, sig, _local_parts(f, sig, arrays, d, devices), d)
-
-
-def _assemble(
-    sig: FunctionType,
-    per_device: list[list[Value]],
-    devices: Sequence[str],
-    output: Callable[[int, Value], np.ndarray] = lambda d, v: _as_output(v),
-) -> list[np.ndarray]:
-    n_out = len(sig.outputs.data)
-    for d, results in enumerate(per_device):
-        if len(results) != n_out:
-            raise InterpreterError(
-                f"device {d} returns {len(results)} values; the logical signature has {n_out}"
-            )
-    return [
-        from_local_parts(t, [output(d, r[j]) for d, r in enumerate(per_device)], devices)
-        for j, t in enumerate(sig.outputs.data)
-    ]
-
-
-def run_device_modules(
-    module: ModuleOp,
-    mods: dict[int, ModuleOp],
-    entry: str,
-    sig: FunctionType,
-    arrays: list[np.ndarray],
-    num_devices: int | None,
-    stats: InterpStats | None,
-    tables: OpTables,
-    find: Callable[[ModuleOp, str], func.FuncOp],
-    arguments: Callable[[func.FuncOp, FunctionType, list[np.ndarray], int], list[Value]],
-    output: Callable[[int, Value], np.ndarray],
-) -> list[np.ndarray]:
-    """Run every device module's @entry together (sends deliver to receives) on the local
-    parts of the logical inputs and assemble the logical outputs: the device level here, the
-    kernel level (runtime/kernel_level.py) with its own tables, arguments and outputs."""
-    n = len(mods)
-    devices = program_devices(module)
-    if DEVICES_ATTR in module.attributes and len(devices) != n:
-        raise InterpreterError(
-            f"{DEVICES_ATTR} lists {len(devices)} devices but the module has {n} device modules"
-        )
-    _check_count(n, num_devices)
-    if sorted(mods) != list(range(n)):
-        raise InterpreterError(f"device modules must be numbered 0..{n - 1}, found {sorted(mods)}")
-    check_devices_known(sig, devices)
-    runs: list[Run] = []
-    for d in range(n):
-        f = find(mods[d], entry)
-        parts = _local_parts(f, sig, arrays, d, devices)
-        machine = Machine(tables, mods[d], "device", d, devices, stats)
-        runs.append(machine.call(f, arguments(f, sig, parts, d)))
-    with np.errstate(all="ignore"):
-        per_device = run_message_passing(runs, stats)
-    return _assemble(sig, per_device, devices, output)
+    return _lanes_args(f, sig, local_parts(f, sig, arrays, d, devices), d)
 
 
 def _run_spmd(
@@ -391,7 +204,7 @@ def _run_spmd(
 ) -> list[np.ndarray]:
     devices = program_devices(module)
     if devices:
-        _check_count(len(devices), num_devices)
+        check_count(len(devices), num_devices)
         n = len(devices)
     elif num_devices is not None:
         n = num_devices
@@ -407,7 +220,7 @@ def _run_spmd(
     for d in range(n):
         machine = Machine(tables, module, "spmd", d, devices, stats)
         runs.append(machine.call(f, _local_args(f, sig, arrays, d, devices)))
-    return _assemble(sig, run_lockstep(runs, stats), devices)
+    return assemble(sig, run_lockstep(runs, stats), devices)
 
 
 def _run_devices(
@@ -420,5 +233,5 @@ def _run_devices(
 ) -> list[np.ndarray]:
     return run_device_modules(
         module, device_modules(module), entry, sig, arrays, num_devices, stats,
-        make_tables(), find_function, _lanes_args, lambda d, v: _as_output(v),
+        make_tables(), find_function, _lanes_args, lambda d, v: as_output(v),
     )

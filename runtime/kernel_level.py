@@ -29,7 +29,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.traits import SymbolTable
 
-from xdsl_multi.runtime.interpreter import (
+from xdsl_multi.runtime.device_runs import (
     argument_names,
     device_modules,
     logical_signature,

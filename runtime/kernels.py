@@ -16,8 +16,7 @@ it is given. Implementations:
   messaging and failures.
 - `PythonKernels`: plain Python functions by name (tests).
 
-`written_arguments` says which arguments a kernel may write, from its IR (the executor's
-hand-over sends depend on it).
+Which arguments a kernel writes is lowering/kernel_facts.py's `written_arguments`.
 """
 
 from __future__ import annotations
@@ -27,13 +26,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
-from xdsl.dialects import func, llvm, memref
+from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.traits import SymbolTable
 
 from xdsl_multi.dialects.multi import LLVM_NAME_ATTR
 from xdsl_multi.lowering.llvm_types import LLVM_CTYPES
+from xdsl_multi.runtime.device_runs import device_modules
 from xdsl_multi.runtime.machine import shared_kernel
 
 KernelArg = np.ndarray | int | float
@@ -80,8 +80,6 @@ class NativeKernel:
 def llvm_kernel_names(module: ModuleOp) -> dict[tuple[int, str], str]:
     """(device, kernel name) -> the name of its `llvm.func`, from the declarations
     convert-to-llvm leaves in the device modules."""
-    from xdsl_multi.runtime.interpreter import device_modules
-
     names: dict[tuple[int, str], str] = {}
     for device, mod in device_modules(module).items():
         for op in mod.walk():
@@ -101,7 +99,6 @@ class JitKernels:
         self, module: ModuleOp, devices: Sequence[int] | None = None, cache: object = None
     ) -> None:
         from xdsl_multi.lowering import jit  # the JIT is only needed by compiled runs
-        from xdsl_multi.runtime.interpreter import device_modules
 
         self._names = llvm_kernel_names(module)
         if devices is not None:
@@ -153,55 +150,6 @@ class PythonKernels:
 # ---------------------------------------------------------------------------------------------
 # Which kernel arguments are written
 # ---------------------------------------------------------------------------------------------
-
-_MEMREF_VIEWS = (
-    memref.SubviewOp,
-    memref.CastOp,
-    memref.ReinterpretCastOp,
-    memref.CollapseShapeOp,
-    memref.ExpandShapeOp,
-    memref.ViewOp,
-    memref.MemorySpaceCastOp,
-)
-
-
-def written_arguments(kernel: Operation) -> frozenset[int]:
-    """The argument positions a kernel (`func.func` over memrefs or `llvm.func` over
-    pointers) may write: followed through views and address arithmetic to stores and copies.
-    An argument used any other way (passed to a call, stored as a value...) counts as
-    written."""
-    if not isinstance(kernel, func.FuncOp | llvm.FuncOp) or not kernel.body.blocks:
-        return frozenset()
-    block: Block = kernel.body.blocks[0]
-    written: set[int] = set()
-    for index, arg in enumerate(block.args):
-        work: list[SSAValue] = [arg]
-        while work and index not in written:
-            value = work.pop()
-            for use in value.uses:
-                op = use.operation
-                if isinstance(op, memref.LoadOp | llvm.LoadOp | memref.DimOp):
-                    continue
-                if (
-                    isinstance(op, memref.StoreOp)
-                    and op.memref is value
-                    and op.value is not value
-                    or isinstance(op, llvm.StoreOp)
-                    and op.ptr is value
-                    and op.value is not value
-                ):
-                    written.add(index)
-                elif isinstance(op, memref.CopyOp) and op.source is value:
-                    if op.destination is value:
-                        written.add(index)
-                elif isinstance(op, _MEMREF_VIEWS) or (
-                    isinstance(op, llvm.GEPOp) and op.ptr is value
-                ):
-                    work.extend(op.results)
-                else:
-                    written.add(index)
-    return frozenset(written)
-
 
 def find_kernel_ir(
     top: ModuleOp, device_module: ModuleOp, device: int, name: str

@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
+from xdsl_multi.lowering.kernel_facts import written_arguments
 from xdsl_multi.runtime.buffers import (
     BufferType,
     Lifetime,
@@ -50,7 +51,8 @@ from xdsl_multi.runtime.buffers import (
     element_dtype,
     plan_memory,
 )
-from xdsl_multi.runtime.kernels import find_kernel_ir, written_arguments
+from xdsl_multi.runtime.device_runs import device_modules
+from xdsl_multi.runtime.kernels import find_kernel_ir
 
 Backend = Literal["threads", "mpi"]
 """What a plan is for: with `threads` a receive hands over the sender's array (it allocates
@@ -526,8 +528,6 @@ def check_written_not_shared(sched: DeviceSchedule, noalias: set[str]) -> None:
 
 
 def device_modules_of(module: ModuleOp) -> dict[int, ModuleOp]:
-    from xdsl_multi.runtime.interpreter import device_modules
-
     return device_modules(module)
 
 

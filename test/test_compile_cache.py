@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i64
 from xdsl.parser import Parser
 
 from xdsl_multi.compile_cache import (
@@ -26,12 +26,13 @@ from xdsl_multi.compile_cache import (
     to_runtime_form,
 )
 from xdsl_multi.dialects import make_context
+from xdsl_multi.dialects.multi import WRITES_ATTR
 from xdsl_multi.lowering.jit import CACHE_DIR_ENV
+from xdsl_multi.lowering.kernel_facts import written_arguments
 from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR, llvm_ops
 from xdsl_multi.pipeline import lower_for_runtime, passes_needed
-from xdsl_multi.runtime.executor import Program
 from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
-from xdsl_multi.runtime.kernels import written_arguments
+from xdsl_multi.runtime.program import Program
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
@@ -276,6 +277,29 @@ def test_stand_ins_write_what_the_kernels_write(path: Path) -> None:
         )
 
 
+def test_the_runtime_form_carries_the_writes_as_an_attribute() -> None:
+    """The runtime form's kernels only return; which arguments they write is `multi.writes`,
+    and the runtime reads it (not the body), also after an entry is read back."""
+    module = parse((ROOT / "examples" / "megatron_mlp.mlir").read_text())
+    lower_for_runtime(module)
+    kernels = [op for op in llvm_ops(module) if isinstance(op, llvm.FuncOp) and op.body.blocks]
+    want = {op.sym_name.data: written_arguments(op) for op in kernels}
+    assert any(want.values())
+    to_runtime_form(module)
+    back = decode_entry(encode_entry(module, "k"), "k")
+    for op in llvm_ops(back):
+        if isinstance(op, llvm.FuncOp) and op.body.blocks:
+            assert [type(o) for o in op.body.blocks[0].ops] == [llvm.ReturnOp]
+            writes = op.attributes[WRITES_ATTR]
+            assert isinstance(writes, DenseArrayBase)
+            assert frozenset(writes.get_values()) == want[op.sym_name.data]
+            assert written_arguments(op) == want[op.sym_name.data]
+    # taken at its word: an attribute that says otherwise than the body wins
+    kernel = next(op for op in kernels if want[op.sym_name.data])
+    kernel.attributes[WRITES_ATTR] = DenseArrayBase.from_list(i64, [])
+    assert written_arguments(kernel) == frozenset()
+
+
 def test_entries_round_trip() -> None:
     module = parse(rows())
     lower_for_runtime(module)
@@ -334,16 +358,13 @@ def test_a_program_without_kernels(cache: PipelineCache) -> None:
 
 
 def test_passes_with_options_are_keyed_by_their_options(cache: PipelineCache) -> None:
-    from xdsl_multi.compile_cache import lower_passes_cached
-    from xdsl_multi.lowering.multi_to_llvm import MultiToLLVM
-
     text = rows()
-    ring = MultiToLLVM(allreduce="ring", ring_threshold=0).passes()
-    naive = MultiToLLVM(allreduce="naive").passes()
-    assert lower_passes_cached(parse(text), ring, cache, source=text) is False
-    assert lower_passes_cached(parse(text), naive, cache, source=text) is False
+    ring = {"multi-to-devidx": "allreduce=ring ring-threshold=0"}
+    naive = {"multi-to-devidx": "allreduce=naive"}
+    assert lower_cached(parse(text), cache, options=ring, source=text) is False
+    assert lower_cached(parse(text), cache, options=naive, source=text) is False
     hit = parse(text)
-    assert lower_passes_cached(hit, ring, cache, source=text) is True
+    assert lower_cached(hit, cache, options=ring, source=text) is True
     inputs = random_inputs(logical_signature(parse(text)), 2)
     np.testing.assert_allclose(
         run_compiled(hit, inputs)[0], run_module(parse(text), inputs)[0], rtol=1e-5

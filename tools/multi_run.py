@@ -25,30 +25,19 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 import numpy as np
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import FunctionType, ModuleOp
 
 from xdsl_multi.dialects import make_context
-from xdsl_multi.dialects.multi import (
-    OnAttr,
-    ShardAttr,
-    local_length,
-    placement_of,
-    program_devices,
-    shard_bounds,
-)
-from xdsl_multi.runtime.executor import DEFAULT_RECV_TIMEOUT, ExecutionError, Program
+from xdsl_multi.levels import LevelError, detect_level
+from xdsl_multi.runtime.executor import DEFAULT_RECV_TIMEOUT, ExecutionError
 from xdsl_multi.runtime.interpreter import (
     InterpreterError,
-    Level,
     argument_names,
-    detect_level,
     logical_signature,
     not_interpretable,
-    random_inputs,
     run_module,
 )
-from xdsl_multi.runtime.placement import prepare_input
+from xdsl_multi.runtime.program import Program
 from xdsl_multi.runtime.schedule import ScheduleError
 from xdsl_multi.tools.diagnostics import (
     EXIT_ERROR,
@@ -57,18 +46,24 @@ from xdsl_multi.tools.diagnostics import (
     SourceFile,
     internal_error,
     parse_module,
-    render,
     verify_ops,
 )
-from xdsl_multi.tools.multi_run_mpi import QuietExit
+from xdsl_multi.tools.multi_run_mpi import QuietExit, run_mpi
 from xdsl_multi.tools.result_check import first_mismatch
+from xdsl_multi.tools.run_io import (
+    TOOL_NAME,
+    check_device_count,
+    format_sharding,
+    load_inputs,
+    render_error,
+    schedule_error,
+)
 from xdsl_multi.tools.run_pipeline import (
     Progress,
     Timings,
-    lower_for_runtime,
+    lower_timed,
 )
 
-TOOL_NAME = "multi-run"
 BACKENDS = ("threads", "mpi", "interp")
 DEFAULT_BACKEND = "threads"
 """SPEC §6."""
@@ -182,83 +177,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-# ---------------------------------------------------------------------------------------------
-# Inputs
-# ---------------------------------------------------------------------------------------------
-
-
-NPY_MAGIC = b"\x93NUMPY"
-ZIP_MAGIC = b"PK\x03\x04"
-
-
-def _load_npy(path: str, name: str) -> np.ndarray:
-    """A plain array from a .npy file (never unpickling), or a CompileError saying what is wrong."""
-    try:
-        with open(path, "rb") as f:
-            magic = f.read(len(NPY_MAGIC))
-            if magic.startswith(ZIP_MAGIC):
-                raise CompileError(
-                    f"input '{name}': '{path}' is an .npz archive; give one .npy file per input"
-                )
-            if magic != NPY_MAGIC:
-                raise CompileError(f"input '{name}': '{path}' is not a valid .npy file")
-            f.seek(0)
-            return np.load(f, allow_pickle=False)
-    except FileNotFoundError:
-        raise CompileError(f"input '{name}': no such file '{path}'") from None
-    except IsADirectoryError:
-        raise CompileError(f"input '{name}': '{path}' is a directory") from None
-    except OSError as e:
-        raise CompileError(f"input '{name}': cannot read '{path}': {e.strerror or e}") from None
-    except ValueError as e:
-        if "allow_pickle" in str(e):
-            raise CompileError(
-                f"input '{name}': '{path}' holds a pickled object array; multi-run loads plain "
-                "numeric arrays only (allow_pickle=False)"
-            ) from None
-        raise CompileError(f"input '{name}': '{path}' is not a valid .npy file: {e}") from None
-    except EOFError:
-        raise CompileError(f"input '{name}': '{path}' is truncated") from None
-
-
-def load_inputs(
-    specs: Sequence[str], names: Sequence[str], sig: FunctionType, random: bool, seed: int
-) -> list[np.ndarray]:
-    """The logical inputs from `--input NAME=FILE` (checked against the signature), with random
-    values for the rest when asked."""
-    types = sig.inputs.data
-    given: dict[int, np.ndarray] = {}
-    for spec in specs:
-        name, sep, path = spec.partition("=")
-        if not sep or not name or not path:
-            raise CompileError(f"--input expects NAME=FILE.npy, found '{spec}'")
-        index = _argument_index(name, names)
-        if index in given:
-            raise CompileError(f"input '{name}' is given twice")
-        array = _load_npy(path, name)
-        what = f"input '{name}' ({path})"
-        try:
-            given[index] = prepare_input(types[index], array, what)
-        except InterpreterError as e:
-            raise CompileError(str(e)) from None
-    missing = [i for i in range(len(types)) if i not in given]
-    if missing and not random:
-        listed = ", ".join(f"'{names[i]}' ({types[i]})" for i in missing)
-        raise CompileError(
-            f"missing input for {listed}; give --input NAME=FILE.npy or --random-inputs"
-        )
-    filler = random_inputs(sig, seed) if missing else []
-    return [given[i] if i in given else filler[i] for i in range(len(types))]
-
-
-def _argument_index(name: str, names: Sequence[str]) -> int:
-    if name in names:
-        return list(names).index(name)
-    if name.startswith("arg") and name[3:].isdigit() and int(name[3:]) < len(names):
-        return int(name[3:])
-    known = ", ".join(names) if names else "none: @main takes no arguments"
-    raise CompileError(f"unknown input name '{name}' (the arguments are: {known}; or argK)")
-
 
 # ---------------------------------------------------------------------------------------------
 # Outputs
@@ -290,74 +208,6 @@ def format_results(outputs: Sequence[np.ndarray], sig: FunctionType) -> str:
         lines.append(np.array2string(out, threshold=PRINT_THRESHOLD, max_line_width=100))
     return "\n".join(lines) + "\n"
 
-
-# ---------------------------------------------------------------------------------------------
-# --show-sharding
-# ---------------------------------------------------------------------------------------------
-
-BAR_WIDTH = 32
-
-
-def _bar(length: int, lo: int, hi: int) -> str:
-    """`|###.....|`: the owned rows of an axis of `length` rows, at most BAR_WIDTH characters."""
-    width = min(length, BAR_WIDTH) or 1
-    cells = []
-    for c in range(width):
-        start, end = c * length / width, (c + 1) * length / width
-        cells.append("#" if lo < end and hi > start and hi > lo else ".")
-    return "|" + "".join(cells) + "|"
-
-
-def sharding_picture(label: str, t: Attribute, devices: Sequence[str], level: Level) -> list[str]:
-    enc = placement_of(t)
-    name_width = max((len(d) for d in devices), default=0)
-    if isinstance(enc, ShardAttr) and isinstance(t, TensorType):
-        axis, n = enc.axis_index, enc.num_devices
-        length = t.get_shape()[axis]
-        s = local_length(length, n)
-        summary = f"  sharded on axis {axis} ({length} rows) over {n} devices, {s} rows per buffer"
-        lines = [f"{label}: {t}", summary]
-        for d in devices:
-            if d not in enc.device_names:
-                lines.append(f"  {d:<{name_width}}  -")
-                continue
-            lo, hi = shard_bounds(length, n, enc.device_names.index(d))
-            rows = hi - lo
-            note = "empty" if rows == 0 else f"{rows} row{'s' if rows != 1 else ''}"
-            if s - rows:
-                note += f" + {s - rows} padding"
-            lines.append(f"  {d:<{name_width}}  rows [{lo}, {hi})  {_bar(length, lo, hi)}  {note}")
-        return lines
-    if isinstance(enc, OnAttr):
-        kind = "one buffer per device" if enc.num_devices > 1 else "one device"
-        lines = [
-            f"{label}: {t}",
-            f"  on {enc.num_devices} device{'s' if enc.num_devices > 1 else ''} ({kind})",
-        ]
-        for d in devices:
-            if d in enc.device_names:
-                i = enc.device_names.index(d)
-                where = f"buffer {i} (logical [{i}])" if enc.num_devices > 1 else "the whole value"
-                lines.append(f"  {d:<{name_width}}  {where}")
-            else:
-                lines.append(f"  {d:<{name_width}}  -")
-        return lines
-    if level is Level.MULTI:
-        return [f"{label}: {t}", "  unplaced: a value of the one program"]
-    return [f"{label}: {t}", "  unplaced: the same value on every device"]
-
-
-def format_sharding(module: ModuleOp, sig: FunctionType, names: Sequence[str], level: Level) -> str:
-    devices = program_devices(module)
-    head = f"devices: {', '.join(devices)}" if devices else "devices: (no placed values)"
-    lines = [head]
-    for i, t in enumerate(sig.inputs.data):
-        lines += sharding_picture(
-            f"arg{i} %{names[i]}" if names[i] != f"arg{i}" else f"arg{i}", t, devices, level
-        )
-    for i, t in enumerate(sig.outputs.data):
-        lines += sharding_picture(f"result{i}", t, devices, level)
-    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,14 +255,12 @@ class MultiRun:
             level = detect_level(module)
             sig = logical_signature(module, args.entry)
             names = argument_names(module, args.entry)
-        except InterpreterError as e:
+        except (InterpreterError, LevelError) as e:
             raise CompileError(str(e)) from None
         backend = self.backend_for(module)
         if (backend == "interp" or args.check) and (why := not_interpretable(module)):
             raise CompileError(f"{'--check' if backend != 'interp' else '--backend interp'}: {why}")
         if backend == "mpi":
-            from xdsl_multi.tools.multi_run_mpi import run_mpi
-
             return run_mpi(self, module, level, sig, names)
         inputs = load_inputs(args.input, names, sig, args.random_inputs, args.seed)
         if args.show_sharding:
@@ -432,7 +280,7 @@ class MultiRun:
     def compile(self, module: ModuleOp, progress: Progress, **options: object) -> Program:
         """Lower `module` (in place) and compile it for the threads backend."""
         source = self.source.text if self.source is not None else None  # module's text
-        ran = lower_for_runtime(
+        ran = lower_timed(
             module, self.timings, progress, spmd=self.args.spmd, source=source
         )
         progress.stage("codegen")
@@ -509,22 +357,6 @@ def run_interp(
         raise CompileError(str(e)) from None
 
 
-def check_device_count(found: int, asked: int | None) -> None:
-    if asked is not None and asked != found:
-        raise CompileError(f"the program runs on {found} devices, but {asked} were asked for")
-
-
-def schedule_error(e: ScheduleError, passes: Sequence[str]) -> CompileError:
-    """The runtime cannot run the module: the input's fault when it was given at the kernel
-    level, a bug of the passes when they made the host schedules (form-kernels ran)."""
-    if "form-kernels" in passes:
-        return internal_error(
-            f"internal error: the pipeline ({', '.join(passes)}) made a "
-            "program the runtime cannot run",
-            e,
-        )
-    return CompileError(str(e))
-
 
 def run_multi_run(argv: Sequence[str] | None = None) -> int:
     """Run multi-run with the given arguments (default: sys.argv); return the exit code."""
@@ -549,14 +381,6 @@ def run_multi_run(argv: Sequence[str] | None = None) -> int:
         _report(internal_error(f"internal error in {TOOL_NAME}", e), tool, show_traceback)
         return EXIT_INTERNAL
 
-
-def render_error(error: CompileError, source: SourceFile | None, show_traceback: bool) -> str:
-    if error.python_traceback and not show_traceback:
-        error.python_traceback = None
-        error.notes.append(
-            f"this is a bug; run {TOOL_NAME} again with --show-traceback for details"
-        )
-    return render(error, TOOL_NAME, source)
 
 
 def _report(error: CompileError, tool: MultiRun | None, show_traceback: bool) -> None:

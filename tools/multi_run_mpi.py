@@ -15,24 +15,52 @@ that dies is ended by mpiexec, which ends the others.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 
-from xdsl_multi.runtime.interpreter import Level
+from xdsl_multi.levels import Level
 from xdsl_multi.runtime.schedule import ScheduleError
-from xdsl_multi.tools.diagnostics import CompileError, internal_error
-from xdsl_multi.tools.run_pipeline import Progress, lower_for_runtime
+from xdsl_multi.tools.diagnostics import CompileError, SourceFile, internal_error
+from xdsl_multi.tools.run_io import (
+    TOOL_NAME,
+    check_device_count,
+    format_sharding,
+    load_inputs,
+    render_error,
+    schedule_error,
+)
+from xdsl_multi.tools.run_pipeline import Progress, Timings, lower_timed
 
 if TYPE_CHECKING:
     from xdsl_multi.runtime.backends.mpi import MpiProgram
-    from xdsl_multi.tools.multi_run import MultiRun
 
 T = TypeVar("T")
+
+
+class Tool(Protocol):
+    """What the MPI path needs of the multi-run driver (multi_run.py `MultiRun`)."""
+
+    args: argparse.Namespace
+    source: SourceFile | None
+    timings: Timings
+    peak_bytes: list[int] | None
+
+    def add_steady(self, steady: Sequence[float]) -> None: ...
+
+    def finish(
+        self,
+        outputs: Sequence[np.ndarray],
+        sig: FunctionType,
+        backend: str,
+        reference: ModuleOp | None,
+        inputs: Sequence[np.ndarray],
+    ) -> None: ...
 
 
 class QuietExit(Exception):
@@ -44,10 +72,8 @@ class QuietExit(Exception):
         self.code = code
 
 
-def _agree(tool: MultiRun, comm: Any, step: Callable[[], T]) -> T:
+def _agree(tool: Tool, comm: Any, step: Callable[[], T]) -> T:
     """Run `step` on every rank; if it failed anywhere, rank 0 reports and all ranks exit."""
-    from xdsl_multi.tools.multi_run import TOOL_NAME, render_error
-
     error: CompileError | None = None
     value: T | None = None
     try:
@@ -71,16 +97,8 @@ def _agree(tool: MultiRun, comm: Any, step: Callable[[], T]) -> T:
 
 
 def run_mpi(
-    tool: MultiRun, module: ModuleOp, level: Level, sig: FunctionType, names: Sequence[str]
+    tool: Tool, module: ModuleOp, level: Level, sig: FunctionType, names: Sequence[str]
 ) -> int:
-    from xdsl_multi.tools.multi_run import (
-        TOOL_NAME,
-        check_device_count,
-        format_sharding,
-        load_inputs,
-        schedule_error,
-    )
-
     args = tool.args
     try:
         from xdsl_multi.runtime.backends.mpi import MpiProgram, RankCountError, mpi_module
@@ -94,7 +112,7 @@ def run_mpi(
 
     def compile_program() -> MpiProgram:
         with Progress(TOOL_NAME, args.file, stream=sys.stderr if rank == 0 else _Null()) as p:
-            ran = lower_for_runtime(module, tool.timings, p, spmd=args.spmd)
+            ran = lower_timed(module, tool.timings, p, spmd=args.spmd)
             p.stage("codegen")
             with tool.timings("codegen"):
                 try:

@@ -3,7 +3,7 @@
 ```python
 timings = Timings()
 with Progress("multi-run", "prog.mlir") as progress:
-    ran = lower_for_runtime(module, timings, progress)   # in place
+    ran = lower_timed(module, timings, progress)   # in place
 ```
 
 The pipeline itself is xdsl_multi/pipeline.py (SPEC's passes, started where the input already
@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi import pipeline
-from xdsl_multi.compile_cache import PipelineCache
+from xdsl_multi.compile_cache import PipelineCache, lower_cached
 from xdsl_multi.tools.diagnostics import (
     CompileError,
     internal_error,
@@ -137,7 +137,7 @@ class Progress:
 # ---------------------------------------------------------------------------------------------
 
 
-def lower_for_runtime(
+def lower_timed(
     module: ModuleOp,
     timings: Timings,
     progress: Progress | None = None,
@@ -149,7 +149,8 @@ def lower_for_runtime(
     """xdsl_multi.pipeline.lower_for_runtime, each pass timed and announced, its failures as
     diagnostics: a pass rejecting its input is exit code 1 at the op, any other exception 2.
     Through the pipeline cache `cache` ("env": `PipelineCache.from_env()`; None: none), keyed
-    by `source` when given (the text `module` was parsed from), else by the module."""
+    by `source` when given (the text `module` was parsed from), else by the module. Returns
+    the names of the passes (skipped ones included on a cache hit)."""
 
     def each_pass(name: str, apply: Callable[[], None]) -> None:
         if progress is not None:
@@ -166,30 +167,21 @@ def lower_for_runtime(
                     f"internal error in pass '{name}'", e, op_pos(op_from_traceback(e))
                 ) from e
 
-    def run_passes() -> tuple[str, ...]:
-        try:
-            return pipeline.lower_for_runtime(module, each_pass, spmd=spmd)
-        except pipeline.PassUnavailable as e:
-            raise CompileError(f"the compiled backends need {e}; use --backend interp") from None
+    def report(event: str, seconds: float) -> None:
+        timings.add(f"pipeline cache {event}", seconds)
 
     if isinstance(cache, str):
         cache = PipelineCache.from_env()
     names = pipeline.passes_needed(module, spmd)
-    if cache is None or not names:
-        return run_passes()
-    assert isinstance(cache, PipelineCache)
-
-    def report(event: str, seconds: float) -> None:
-        timings.add(f"pipeline cache {event}", seconds)
-
-    if progress is not None:
+    if cache is not None and names and progress is not None:
         progress.stage("pipeline cache")
-    ran = [names]
-
-    def run() -> None:
-        ran[0] = run_passes()
-
-    if cache.lower(module, names, run, source=source, report=report):
+    try:
+        hit = lower_cached(
+            module, cache, spmd=spmd, source=source, each_pass=each_pass, report=report
+        )
+    except pipeline.PassUnavailable as e:
+        raise CompileError(f"the compiled backends need {e}; use --backend interp") from None
+    if hit:
         for name in names:
             timings.add(name, 0.0, "skipped: pipeline cache hit")
-    return ran[0]
+    return names

@@ -4,9 +4,9 @@ processes, so that a warm first call skips the passes.
 ```python
 cache = PipelineCache()                  # $XDSL_MULTI_CACHE_DIR/pipeline (next to the JIT's)
 hit = lower_cached(module, cache, source=text)   # in place, like pipeline.lower_for_runtime
-program = Program(module)                # runtime/executor.py, kernels from the JIT
-# or passes with options (the benchmarks' variants):
-hit = lower_passes_cached(module, MultiToLLVM(allreduce="ring").passes(), cache, source=text)
+program = Program(module)                # runtime/program.py, kernels from the JIT
+# with pass options (the benchmarks' variants), by pass name as in pipeline.py:
+hit = lower_cached(module, cache, options={"multi-to-devidx": "allreduce=ring"}, source=text)
 ```
 
 (multi-run goes through tools/run_pipeline.py, which times each step for `--time`.)
@@ -26,10 +26,9 @@ The runtime form (`to_runtime_form`) of an llvm-level module:
 - the top module carries `multi.llvm_ir`, the LLVM IR text of every kernel as
   `translate_kernels` writes it. The JIT compiles that text (lowering/llvm_target.py
   `kernels_llvm_ir`), and finds the machine code in its own disk cache when it is warm;
-- each kernel's `llvm.func` keeps its name, signature and attributes, but its body is a
-  stand-in: a store to each pointer argument the kernel writes (the runtime reads which ones
-  to decide when a send must copy its buffer, runtime/kernels.py `written_arguments`), then
-  `llvm.return`. It is never translated;
+- each kernel's `llvm.func` keeps its name, signature and attributes, and gains
+  `multi.writes`, the arguments it writes (lowering/kernel_facts.py; the runtime reads it to
+  decide when a send must copy its buffer); its body only returns. It is never translated;
 - host schedules, declarations and the module attributes are kept as they are (a program
   without kernels, only messages and copies, is its host schedules).
 
@@ -58,15 +57,14 @@ from pathlib import Path
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
-    IntegerAttr,
-    IntegerType,
     ModuleOp,
     StringAttr,
-    i8,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.passes import ModulePass
+from xdsl.ir import Attribute, Block
 from xdsl.printer import Printer
+
+from xdsl_multi import pipeline
+from xdsl_multi.lowering.kernel_facts import with_writes
 
 FORMAT = "xdsl-multi pipeline cache 1"
 """The first line of an entry, and part of every key: change it when the format changes."""
@@ -90,11 +88,6 @@ _PACKAGES = (
 
 _DIGEST_ABOVE = 256
 """Dense constants with more bytes than this enter a module digest by a hash of their bytes."""
-
-
-class NotCacheable(Exception):
-    """The lowered module has a kernel whose runtime form cannot be built (it is used as is,
-    and not stored)."""
 
 
 @dataclass
@@ -165,10 +158,7 @@ class PipelineCache:
             report("miss", time.perf_counter() - start)
         run_passes()
         start = time.perf_counter()
-        try:
-            to_runtime_form(module)
-        except NotCacheable:
-            return False
+        to_runtime_form(module)
         self.store(key, module)
         if report is not None:
             report("store", time.perf_counter() - start)
@@ -231,43 +221,26 @@ def lower_cached(
     cache: PipelineCache | None,
     *,
     spmd: bool = False,
+    options: pipeline.Options | None = None,
     source: str | None = None,
+    each_pass: Callable[[str, Callable[[], None]], None] | None = None,
+    report: Callable[[str, float], None] | None = None,
 ) -> bool:
-    """`xdsl_multi.pipeline.lower_for_runtime(module, spmd=spmd)` through `cache` (None: no
-    cache); `source` as in `PipelineCache.lower`. Returns whether it was a cache hit."""
-    from xdsl_multi import pipeline
-
-    names = pipeline.passes_needed(module, spmd)
-    if cache is None or not names:
-        pipeline.lower_for_runtime(module, spmd=spmd)
-        return False
-    return cache.lower(
-        module, names, lambda: pipeline.lower_for_runtime(module, spmd=spmd), source=source
-    )
-
-
-def lower_passes_cached(
-    module: ModuleOp,
-    passes: Sequence[ModulePass],
-    cache: PipelineCache | None,
-    *,
-    source: str | None = None,
-) -> bool:
-    """Apply `passes` (with their options, e.g. `MultiToLLVM(allreduce="ring").passes()`) to
-    `module` in place, through `cache` (None: no cache); `source` as in `PipelineCache.lower`.
-    The last pass must leave the llvm level. Returns whether it was a cache hit."""
-    from xdsl_multi.dialects import make_context
+    """`pipeline.lower_for_runtime(module, each_pass, spmd, options)` through `cache` (None:
+    no cache); `source` and `report` as in `PipelineCache.lower`. Returns whether it was a
+    cache hit."""
+    names = pipeline.passes_needed(module, spmd, options)
 
     def run() -> None:
-        ctx = make_context()
-        for p in passes:
-            p.apply(ctx, module)
+        if each_pass is None:
+            pipeline.lower_for_runtime(module, spmd=spmd, options=options)
+        else:
+            pipeline.lower_for_runtime(module, each_pass, spmd=spmd, options=options)
 
-    if cache is None:
+    if cache is None or not names:
         run()
         return False
-    names = [str(p.pipeline_pass_spec()) for p in passes]
-    return cache.lower(module, names, run, source=source)
+    return cache.lower(module, names, run, source=source, report=report)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,11 +343,9 @@ def module_digest(module: ModuleOp) -> str:
 
 
 def to_runtime_form(module: ModuleOp, triple: str | None = None) -> None:
-    """Turn an llvm-level module into its runtime form, in place (see the module docstring).
-    Raises NotCacheable, leaving the module as it was, when a kernel's stand-in would not say
-    the same written arguments."""
+    """Turn an llvm-level module into its runtime form, in place (see the module docstring)."""
+    # deferred, like every llvm_target import here: it loads llvmlite (start-up time)
     from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR, kernels_llvm_ir, llvm_ops
-    from xdsl_multi.runtime.kernels import written_arguments
 
     if LLVM_IR_ATTR in module.attributes:
         return
@@ -382,43 +353,26 @@ def to_runtime_form(module: ModuleOp, triple: str | None = None) -> None:
     if not kernels:
         return  # host schedules only (messages and copies): kept as they are
     text = kernels_llvm_ir(module, triple=triple)
-    stand_ins: list[tuple[llvm.FuncOp, llvm.FuncOp]] = []
     for kernel in kernels:
-        written = written_arguments(kernel)
-        stand_in = _stand_in(kernel, written)
-        if written_arguments(stand_in) != written:
-            raise NotCacheable(f"@{kernel.sym_name.data}: no stand-in writes {sorted(written)}")
-        stand_ins.append((kernel, stand_in))
-    for kernel, stand_in in stand_ins:
+        with_writes(kernel)
         block = kernel.parent_block()
         assert block is not None
-        block.insert_op_before(stand_in, kernel)
+        block.insert_op_before(_returning_at_once(kernel), kernel)
         kernel.detach()
     module.attributes[LLVM_IR_ATTR] = StringAttr(text)
 
 
-def _stand_in(kernel: llvm.FuncOp, written: frozenset[int]) -> llvm.FuncOp:
-    """`kernel` with a body that only writes the arguments in `written`: an i8 store through
-    each pointer, an integer add of each integer (any use but a load counts as a write)."""
-    stand_in = kernel.clone_without_regions()
+def _returning_at_once(kernel: llvm.FuncOp) -> llvm.FuncOp:
+    """`kernel` (its name, signature and attributes, `multi.writes` included) with a body that
+    only returns: the machine code comes from `multi.llvm_ir`, the facts from the attributes."""
+    empty = kernel.clone_without_regions()
     entry = kernel.body.blocks[0]
     block = Block(arg_types=[a.type for a in entry.args])
     for new, old in zip(block.args, entry.args, strict=True):
         new.name_hint = old.name_hint
-    zero = llvm.ConstantOp(IntegerAttr(0, i8), i8)
-    ops: list[Operation] = [zero]
-    for index in sorted(written):
-        arg: SSAValue = block.args[index]
-        if isinstance(arg.type, llvm.LLVMPointerType):
-            ops.append(llvm.StoreOp(zero.result, arg))
-        elif isinstance(arg.type, IntegerType):
-            ops.append(llvm.AddOp(arg, arg))
-        else:
-            raise NotCacheable(f"@{kernel.sym_name.data}: argument {index} of type {arg.type}")
-    ops.append(llvm.ReturnOp())
-    block.add_ops(ops)
-    stand_in.body.add_block(block)
-    return stand_in
+    block.add_op(llvm.ReturnOp())
+    empty.body.add_block(block)
+    return empty
 
 
 def replace_contents(module: ModuleOp, other: ModuleOp) -> None:
@@ -442,7 +396,7 @@ def replace_contents(module: ModuleOp, other: ModuleOp) -> None:
 
 def encode_entry(module: ModuleOp, key: str) -> bytes:
     """The bytes of an entry holding `module` (in runtime form)."""
-    from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR
+    from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR  # deferred: loads llvmlite
 
     llvm_ir = module.attributes.pop(LLVM_IR_ATTR, None)
     try:
@@ -461,7 +415,7 @@ def decode_entry(data: bytes, key: str) -> ModuleOp:
     is not one for `key` in this format, or is damaged."""
     from xdsl_multi.dialects import make_context
     from xdsl_multi.dialects.parsing import parse_mlir
-    from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR
+    from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR  # deferred: loads llvmlite
 
     view = memoryview(data)
     fields: dict[str, str] = {}
@@ -498,10 +452,8 @@ __all__ = [
     "ENABLE_ENV",
     "FORMAT",
     "CacheStats",
-    "NotCacheable",
     "PipelineCache",
     "lower_cached",
-    "lower_passes_cached",
     "module_digest",
     "to_runtime_form",
 ]

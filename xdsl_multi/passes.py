@@ -37,7 +37,7 @@ _PASSES: dict[str, str] = {
     "specialize-devices": "xdsl_multi.transforms.specialize_devices:SpecializeDevices",
     "form-kernels": "xdsl_multi.transforms.form_kernels:FormKernels",
     "convert-to-llvm": "xdsl_multi.lowering.convert_to_llvm:ConvertToLLVM",
-    "multi-to-llvm": "xdsl_multi.lowering.multi_to_llvm:MultiToLLVM",
+    "multi-to-llvm": "xdsl_multi.pipeline:MultiToLLVM",
 }
 
 

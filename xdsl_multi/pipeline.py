@@ -1,65 +1,117 @@
-"""SPEC's pipeline from any level to what the compiled runtime runs, in one place (multi-run,
-the tests and the benchmarks use it).
+"""SPEC §5's pipeline, defined once: which passes leave each level (levels.py), with their
+options. multi-run, `multi-to-llvm`, the compile cache, the benchmarks and the tests all take
+their passes from here.
 
 ```python
-from xdsl_multi.pipeline import lower_for_runtime
-ran = lower_for_runtime(module)        # in place; the names of the passes that ran
-program = Program(module)              # runtime/executor.py
+from xdsl_multi.pipeline import lower_for_runtime, passes_needed
+passes_needed(module)                  # ('multi-to-devidx', ..., 'convert-to-llvm')
+ran = lower_for_runtime(module, options={"multi-to-devidx": "allreduce=ring"})  # in place
+program = Program(module)              # runtime/program.py
 ```
 
-`multi-to-devidx, devidx-simplify, specialize-devices, form-kernels, convert-to-llvm`, started
-where the module already is: a kernel-level module (form-kernels' output) only needs
-convert-to-llvm, an llvm-level one nothing. The passes come from the registry (passes.py) by
-name, with their default options.
+| level | leaves it | to |
+|---|---|---|
+| multi | `multi-to-devidx` | spmd |
+| spmd | `devidx-simplify,specialize-devices` | device |
+| spmd (SPMD mode) | `devidx-simplify,form-kernels{spmd=true}` | kernel |
+| device | `form-kernels` | kernel |
+| kernel | `convert-to-llvm` | llvm |
+
+A module is lowered from the level it is at (`levels.detect_level`): a kernel-level module
+only needs convert-to-llvm, an llvm-level one nothing. SPMD mode builds the kernels once with
+the device number as an argument (no specialize-devices); a module already specialized per
+device goes on as usual. Options are given by pass name, in the pipeline syntax
+(`{"multi-to-devidx": "allreduce=ring ring-threshold=0"}`), and override the table's. The
+passes come from the registry (passes.py) by name; `multi-to-llvm` (below) is the whole
+pipeline as one pass.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
-from xdsl.dialects import llvm
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 
-RUNTIME_PIPELINE = (
-    "multi-to-devidx",
-    "devidx-simplify",
-    "specialize-devices",
-    "form-kernels",
-    "convert-to-llvm",
-)
+from xdsl_multi.dialects import make_context
+from xdsl_multi.levels import Level, detect_level
+from xdsl_multi.passes import get_all_passes
+
+PIPELINE: dict[Level, tuple[str, Level]] = {
+    Level.MULTI: ("multi-to-devidx", Level.SPMD),
+    Level.SPMD: ("devidx-simplify,specialize-devices", Level.DEVICE),
+    Level.DEVICE: ("form-kernels", Level.KERNEL),
+    Level.KERNEL: ("convert-to-llvm", Level.LLVM),
+}
+"""Level -> (the passes that leave it, the level they reach)."""
+
+SPMD_MODE: dict[Level, tuple[str, Level]] = {
+    **PIPELINE,
+    Level.SPMD: ("devidx-simplify,form-kernels{spmd=true}", Level.KERNEL),
+}
+"""The pipeline in SPMD mode: the kernels are built once, from the SPMD level."""
+
+Options = Mapping[str, str]
+"""Pass name -> its options in the pipeline syntax (`"allreduce=ring ring-threshold=0"`)."""
 
 
 class PassUnavailable(Exception):
     """A pass the pipeline needs is not in the registry (its module does not exist)."""
 
 
-def is_llvm_level(module: ModuleOp) -> bool:
-    return any(isinstance(op, llvm.FuncOp) and op.body.blocks for op in module.walk())
+def pipeline_specs(
+    start: Level,
+    stop: Level = Level.LLVM,
+    *,
+    spmd: bool = False,
+    options: Options | None = None,
+) -> tuple[ArgSpec, ...]:
+    """The passes from `start` to `stop` (default: the llvm level), each with its options
+    (the table's, then `options`' for a pass of that name). Raises ValueError for malformed
+    options."""
+    table = SPMD_MODE if spmd else PIPELINE
+    overrides = {name: _options_of(name, text) for name, text in (options or {}).items()}
+    specs: list[ArgSpec] = []
+    level = start
+    while level != stop and level in table:
+        text, level = table[level]
+        for spec in parse_pipeline(text):
+            extra = overrides.get(spec.name)
+            if extra is not None:
+                spec = ArgSpec(spec.name, {**spec.parameters, **extra.parameters})
+            specs.append(spec)
+    return tuple(specs)
 
 
-SPMD_FORM_KERNELS = "form-kernels{spmd=true}"
-"""SPMD mode's form-kernels: the kernels built once with the device number as an argument."""
+def _options_of(name: str, text: str) -> ArgSpec:
+    try:
+        specs = list(parse_pipeline(f"{name}{{{text}}}" if text.strip() else name))
+    except ArgSpecParseError as e:  # a BaseException: turned into an ordinary error
+        raise ValueError(f"the options of '{name}': {e}") from None
+    if len(specs) != 1 or specs[0].name != name:
+        raise ValueError(f"the options of '{name}' must be one option list, found {text!r}")
+    return specs[0]
 
 
-def passes_needed(module: ModuleOp, spmd: bool = False) -> tuple[str, ...]:
-    """The pipeline's passes from where `module` is to the llvm level. `spmd`: SPMD mode,
-    no specialize-devices; form-kernels builds the kernels once (a module already
-    specialized per device goes on as usual)."""
-    from xdsl_multi.runtime.interpreter import Level, detect_level, is_kernel_level
+def passes_needed(
+    module: ModuleOp, spmd: bool = False, options: Options | None = None
+) -> tuple[str, ...]:
+    """The pipeline's passes (as pipeline text, options included) from where `module` is to
+    the llvm level."""
+    return tuple(str(s) for s in pipeline_specs(detect_level(module), spmd=spmd, options=options))
 
-    if is_llvm_level(module):
-        return ()
-    if is_kernel_level(module):
-        return RUNTIME_PIPELINE[4:]
-    level = detect_level(module)
-    if level is Level.DEVICE:
-        return RUNTIME_PIPELINE[3:]
-    tail = RUNTIME_PIPELINE[1:]
-    if spmd:
-        tail = (RUNTIME_PIPELINE[1], SPMD_FORM_KERNELS, RUNTIME_PIPELINE[4])
-    if level is Level.SPMD:
-        return tail
-    return (RUNTIME_PIPELINE[0], *tail)
+
+def build_pipeline(specs: tuple[ArgSpec, ...]) -> PassPipeline:
+    """The passes of `specs` from the registry. Raises PassUnavailable when one is missing."""
+    available = get_all_passes()
+    for spec in specs:
+        if spec.name not in available:
+            raise PassUnavailable(f"the pass '{spec}' is not available")
+    return PassPipeline(tuple(available[s.name]().from_pass_spec(s) for s in specs))
 
 
 def _run(name: str, apply: Callable[[], None]) -> None:
@@ -70,24 +122,58 @@ def lower_for_runtime(
     module: ModuleOp,
     each_pass: Callable[[str, Callable[[], None]], None] = _run,
     spmd: bool = False,
+    options: Options | None = None,
 ) -> tuple[str, ...]:
-    """Run the passes `module` needs, in place, and return their names. `each_pass(name,
-    apply)` runs each one (to time it, or to report its errors); by default it just calls
-    `apply()`. Raises PassUnavailable before running anything if a pass is missing.
-    `spmd`: SPMD mode (kernels compiled once with the device number as an argument)."""
-    from xdsl_multi.dialects import make_context
-    from xdsl_multi.passes import get_all_passes
-
-    names = passes_needed(module, spmd)
-    available = get_all_passes()
-    for name in names:
-        if name.partition("{")[0] not in available:
-            raise PassUnavailable(f"the pass '{name}' is not available")
+    """Run the passes `module` needs, in place, and return their names (passes_needed's).
+    `each_pass(name, apply)` runs each one (to time it, or to report its errors); by default
+    it just calls `apply()`. Raises PassUnavailable before running anything if a pass is
+    missing. `spmd`: SPMD mode; `options`: by pass name (the module docstring)."""
+    specs = pipeline_specs(detect_level(module), spmd=spmd, options=options)
+    passes = build_pipeline(specs).passes
     ctx = make_context()
-    for name in names:
-        base = name.partition("{")[0]
-        module_pass = available[base]()(spmd=True) if name == SPMD_FORM_KERNELS else (
-            available[base]()()
-        )
-        each_pass(name, lambda p=module_pass: p.apply(ctx, module))
-    return names
+    for spec, module_pass in zip(specs, passes, strict=True):
+        each_pass(str(spec), lambda p=module_pass: p.apply(ctx, module))
+    return tuple(str(s) for s in specs)
+
+
+@dataclass(frozen=True)
+class MultiToLLVM(ModulePass):
+    """Pass `multi-to-llvm` (SPEC §5): the whole pipeline from the multi level, as one pass.
+    The result keeps each device's host schedule as MLIR (for the runtime) and its kernels in
+    the `llvm` dialect; `multi-opt -p multi-to-llvm -t llvm` prints every device's kernels as
+    one LLVM module. `allreduce` and `ring-threshold` are multi-to-devidx's options; `spmd`
+    is SPMD mode."""
+
+    name = "multi-to-llvm"
+
+    allreduce: str = "auto"
+    ring_threshold: int = 256000
+    spmd: bool = False
+    """SPMD mode: no specialize-devices; form-kernels{spmd=true} builds the kernels once."""
+
+    def options(self) -> dict[str, str]:
+        """The options by pass name that this pass gives the pipeline."""
+        return {
+            "multi-to-devidx": f'allreduce="{self.allreduce}" '
+            f"ring-threshold={self.ring_threshold}"
+        }
+
+    def passes(self) -> tuple[ModulePass, ...]:
+        specs = pipeline_specs(Level.MULTI, spmd=self.spmd, options=self.options())
+        return build_pipeline(specs).passes
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PassPipeline(self.passes()).apply(ctx, op)
+
+
+__all__ = [
+    "PIPELINE",
+    "SPMD_MODE",
+    "MultiToLLVM",
+    "Options",
+    "PassUnavailable",
+    "build_pipeline",
+    "lower_for_runtime",
+    "passes_needed",
+    "pipeline_specs",
+]

@@ -19,7 +19,7 @@ from compiled_runs import (
 from mpi_jobs import SUPPORT, mpirun, needs_mpi
 from random_programs import random_program
 
-from xdsl_multi.runtime.executor import Program
+from xdsl_multi.runtime.program import Program
 
 CORPUS = corpus()
 

@@ -23,8 +23,9 @@ from xdsl_multi.runtime.buffers import (
     peak_live_bytes,
     plan_memory,
 )
-from xdsl_multi.runtime.executor import ExecutionError, Program
+from xdsl_multi.runtime.executor import ExecutionError
 from xdsl_multi.runtime.kernels import KernelArg, PythonKernels
+from xdsl_multi.runtime.program import Program
 from xdsl_multi.runtime.schedule import (
     Alloc,
     Call,

@@ -8,11 +8,10 @@ import pytest
 from interp_ir import devs, func, module, on, parse, rng, run, shard, t
 
 from xdsl_multi.dialects import make_context
+from xdsl_multi.levels import Level, detect_level
 from xdsl_multi.runtime.interpreter import (
     InterpreterError,
     InterpStats,
-    Level,
-    detect_level,
     logical_signature,
     random_inputs,
     run_module,

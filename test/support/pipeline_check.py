@@ -10,48 +10,26 @@ program text, the options, the input seed and the module after the failing stage
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from collections.abc import Callable
-
 import numpy as np
 from random_programs import program_inputs
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import ArgSpec
 
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.parsing import parse_mlir
+from xdsl_multi.levels import Level
+from xdsl_multi.pipeline import build_pipeline, pipeline_specs
 from xdsl_multi.runtime.interpreter import run_module
-from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
 
 ALLREDUCE = ("naive", "ring", "all2all", "auto")
 RTOL, ATOL = 1e-4, 1e-5
 
 
-def _optional_pass(module: str, cls: str) -> Callable[[], ModulePass] | None:
-    """A later pass of the pipeline, once its module exists."""
-    if importlib.util.find_spec(module) is None:
-        return None
-    return getattr(importlib.import_module(module), cls)
-
-
-LATER_STAGES: list[tuple[str, Callable[[], ModulePass]]] = [
-    (name, factory)
-    for name, factory in [
-        ("devidx-simplify",
-         _optional_pass("xdsl_multi.transforms.devidx_simplify", "DevidxSimplify")),
-        ("specialize-devices",
-         _optional_pass("xdsl_multi.transforms.specialize_devices", "SpecializeDevices")),
-        ("form-kernels", _optional_pass("xdsl_multi.transforms.form_kernels", "FormKernels")),
-    ]
-    if factory is not None
-]
-
-
-_FORM_KERNELS = _optional_pass("xdsl_multi.transforms.form_kernels", "FormKernels")
-SPMD_KERNELS: Callable[[], ModulePass] | None = (
-    (lambda: _FORM_KERNELS(spmd=True)) if _FORM_KERNELS is not None else None  # type: ignore[call-arg]
-)
+def stages(allreduce: str, ring_threshold: int, spmd: bool = False) -> list[ArgSpec]:
+    """The pipeline's passes (xdsl_multi/pipeline.py) from the multi level to the kernel level
+    (the interpreter runs every level up to there), multi-to-devidx with these options."""
+    options = {"multi-to-devidx": f"allreduce={allreduce} ring-threshold={ring_threshold}"}
+    return list(pipeline_specs(Level.MULTI, Level.KERNEL, spmd=spmd, options=options))
 
 
 def parse(text: str) -> ModuleOp:
@@ -90,30 +68,29 @@ def check_program(text: str, allreduce: str, ring_threshold: int, seed: int) -> 
     inputs = program_inputs(before, seed)
     want = run_module(before, inputs)
     module = before.clone()
-    stages: list[tuple[str, Callable[[], ModulePass]]] = [
-        ("multi-to-devidx",
-         lambda: MultiToDevidx(allreduce=allreduce, ring_threshold=ring_threshold)),
-        *LATER_STAGES,
+    spmd_kernels = [
+        s for s in stages(allreduce, ring_threshold, spmd=True) if s.name == "form-kernels"
     ]
-    for name, make in stages:
-        _check_stage(name, make, module, inputs, want, where)
-        if name == "devidx-simplify" and SPMD_KERNELS is not None:
+    for spec in stages(allreduce, ring_threshold):
+        _check_stage(spec, module, inputs, want, where)
+        if spec.name == "devidx-simplify":
             # SPMD mode: form-kernels{spmd=true} right after devidx-simplify (no specialization)
             spmd = module.clone()
-            _check_stage("form-kernels{spmd=true}", SPMD_KERNELS, spmd, inputs, want, where)
+            for kernels in spmd_kernels:
+                _check_stage(kernels, spmd, inputs, want, where)
 
 
 def _check_stage(
-    name: str,
-    make: Callable[[], ModulePass],
+    spec: ArgSpec,
     module: ModuleOp,
     inputs: list[np.ndarray],
     want: list[np.ndarray],
     where: str,
 ) -> None:
     """Apply the stage's pass to `module` in place; its outputs must be `want`."""
+    name = str(spec)
     try:
-        make().apply(make_context(), module)
+        build_pipeline((spec,)).apply(make_context(), module)
         module.verify()
         got = run_module(module, inputs)
     except Exception as e:

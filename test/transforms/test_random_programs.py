@@ -32,7 +32,6 @@ Programs this test found that the pipeline gets wrong are minimized into test/re
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -44,7 +43,7 @@ from hypothesis import strategies as st
 if __name__ == "__main__":  # replay mode: make test/support importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
-from pipeline_check import ALLREDUCE, LATER_STAGES, check_program
+from pipeline_check import ALLREDUCE, check_program, stages
 from random_programs import Program, programs, random_program
 
 NUM_PROGRAMS = int(os.environ.get("XDSL_MULTI_RANDOM_PROGRAMS", "300"))
@@ -81,11 +80,17 @@ def test_seeded_programs(seed: int) -> None:
 
 
 def test_pipeline_stages_present() -> None:
-    """Documents which stages this run checks (later passes join once their modules exist)."""
-    assert [n for n, _ in LATER_STAGES] == [
-        n for n in ("devidx-simplify", "specialize-devices", "form-kernels")
-        if importlib.util.find_spec(
-            "xdsl_multi.transforms." + n.replace("-", "_")) is not None
+    """Documents which stages this run checks: the pipeline's (xdsl_multi/pipeline.py) up to
+    the kernel level, and in SPMD mode form-kernels{spmd=true} after devidx-simplify."""
+    assert [str(s) for s in stages("ring", 0)] == [
+        'multi-to-devidx{allreduce="ring" ring-threshold=0}',
+        "devidx-simplify",
+        "specialize-devices",
+        "form-kernels",
+    ]
+    assert [str(s) for s in stages("ring", 0, spmd=True)][1:] == [
+        "devidx-simplify",
+        "form-kernels{spmd=true}",
     ]
 
 
