@@ -12,7 +12,7 @@
 
 Integer division (docs/decisions.md, "Numerics where MLIR leaves a choice"): signed division
 truncates toward zero and the remainder has the dividend's sign; division and remainder by zero
-give 0 (the interpreter's runtime/numerics.py and the lowering's selects give the same). A
+give 0 (the interpreter's runtime/interpreter/numerics.py and the lowering's selects give the same). A
 caller that must not fold a division by zero (a pass) checks `b == 0` itself. Python ints do
 not wrap: a caller wraps the result to the type's width (`INT_MIN / -1` wraps to INT_MIN).
 """

@@ -3,7 +3,7 @@
     %r = arith.addf %a, %b : f32     ->   %r = llvm.fadd %a, %b {fastmathFlags = #llvm.fastmath<reassoc,contract>} : f32
     %q = arith.divsi %a, %b : i32    ->   llvm.sdiv on a divisor made safe, then selects for x/0 and INT_MIN/-1
 
-Every result is what the reference interpreter computes (runtime/numerics.py): integer division
+Every result is what the reference interpreter computes (runtime/interpreter/numerics.py): integer division
 and remainder by zero give 0, shifts by the width or more give 0 or the sign fill, float to
 integer truncates and saturates (NaN gives 0), bf16 results are rounded after every op. Where
 LLVM's instruction is undefined for such inputs the pattern guards it with selects, which

@@ -40,11 +40,11 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl_multi.dialects.multi import placement_of, program_devices
 from xdsl_multi.levels import is_llvm_level
 from xdsl_multi.runtime.buffers import DeviceMemory, aligned_copy
-from xdsl_multi.runtime.device_runs import (
+from xdsl_multi.runtime.interpreter.device_runs import (
     argument_names,
     logical_signature,
 )
-from xdsl_multi.runtime.kernel_level import ReferenceKernels
+from xdsl_multi.runtime.interpreter.kernel_level import ReferenceKernels
 from xdsl_multi.runtime.kernels import JitKernels, Kernel, KernelLibrary
 from xdsl_multi.runtime.placement import (
     check_devices_known,

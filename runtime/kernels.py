@@ -33,8 +33,8 @@ from xdsl.traits import SymbolTable
 
 from xdsl_multi.dialects.multi import LLVM_NAME_ATTR
 from xdsl_multi.lowering.llvm_types import LLVM_CTYPES
-from xdsl_multi.runtime.device_runs import device_modules
-from xdsl_multi.runtime.machine import shared_kernel
+from xdsl_multi.runtime.interpreter.device_runs import device_modules
+from xdsl_multi.runtime.interpreter.machine import shared_kernel
 
 KernelArg = np.ndarray | int | float
 Kernel = Callable[[Sequence[KernelArg]], None]

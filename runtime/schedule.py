@@ -51,7 +51,7 @@ from xdsl_multi.runtime.buffers import (
     element_dtype,
     plan_memory,
 )
-from xdsl_multi.runtime.device_runs import device_modules
+from xdsl_multi.runtime.interpreter.device_runs import device_modules
 from xdsl_multi.runtime.kernels import find_kernel_ir
 
 Backend = Literal["threads", "mpi"]

@@ -219,7 +219,7 @@ SCALED = [
 
 @pytest.mark.parametrize("case", SCALED, ids=[s.id for s in SCALED])
 def test_scaled_program_matches_numpy(case: Scaled) -> None:
-    from xdsl_multi.runtime.interpreter import run_module
+    from xdsl_multi.runtime.interpreter.interpreter import run_module
 
     module = parse_text(case.text(), f"{case.id} (scaled)")
     module.verify()
@@ -241,7 +241,7 @@ LOWERINGS = [
 @pytest.mark.parametrize("case", SCALED, ids=[s.id for s in SCALED])
 def test_lowered_scaled_program_matches_numpy(case: Scaled, pipeline: str) -> None:
     """Every pass keeps @main's logical signature (SPEC §5): same inputs, same outputs."""
-    from xdsl_multi.runtime.interpreter import run_module
+    from xdsl_multi.runtime.interpreter.interpreter import run_module
 
     passes = get_all_passes()
     for spec in pipeline.split(","):

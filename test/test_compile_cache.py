@@ -31,7 +31,7 @@ from xdsl_multi.lowering.jit import CACHE_DIR_ENV
 from xdsl_multi.lowering.kernel_facts import written_arguments
 from xdsl_multi.lowering.llvm_target import LLVM_IR_ATTR, llvm_ops
 from xdsl_multi.pipeline import lower_for_runtime, passes_needed
-from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
+from xdsl_multi.runtime.interpreter.interpreter import logical_signature, random_inputs, run_module
 from xdsl_multi.runtime.program import Program
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,8 +16,8 @@ from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.devidx import Devidx
 from xdsl_multi.dialects.multi import Multi, ReduceKind
 from xdsl_multi.dialects.tg import TG, CmpPredicate
-from xdsl_multi.runtime import numerics as nx
-from xdsl_multi.transforms.allreduce import AllreduceMode, AllreduceStrategy
+from xdsl_multi.runtime.interpreter import numerics as nx
+from xdsl_multi.transforms.multi_to_devidx.allreduce import AllreduceMode, AllreduceStrategy
 
 DECISIONS = Path(__file__).parents[1] / "docs" / "decisions.md"
 SECTION = "## Enums and declarative assembly formats in the dialects"

@@ -262,7 +262,7 @@ def test_example_arg_names_match_the_program(case: Case) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_example_matches_numpy(case: Case) -> None:
-    from xdsl_multi.runtime.interpreter import run_module
+    from xdsl_multi.runtime.interpreter.interpreter import run_module
 
     module = parse_example(case.file)
     module.verify()
@@ -310,7 +310,7 @@ def lower(module: ModuleOp, pipeline: str) -> ModuleOp:
 
 @pytest.mark.parametrize(("case", "pipeline"), lowering_params())
 def test_lowered_example_matches_numpy(case: Case, pipeline: str) -> None:
-    from xdsl_multi.runtime.interpreter import run_module
+    from xdsl_multi.runtime.interpreter.interpreter import run_module
 
     module = lower(parse_example(case.file), pipeline)
     inputs = case.make_inputs(np.random.default_rng(seed_of(case)))

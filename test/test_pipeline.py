@@ -20,7 +20,7 @@ from xdsl_multi.pipeline import (
     passes_needed,
     pipeline_specs,
 )
-from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
+from xdsl_multi.runtime.interpreter.interpreter import logical_signature, random_inputs, run_module
 
 LAYERNORM = Path(__file__).resolve().parents[1] / "examples" / "layernorm.mlir"
 

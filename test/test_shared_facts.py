@@ -39,7 +39,7 @@ from xdsl_multi.dialects.element_types import (
 )
 from xdsl_multi.dialects.multi import OnAttr, program_devices
 from xdsl_multi.lowering.llvm_types import storage_dtype
-from xdsl_multi.runtime import numerics
+from xdsl_multi.runtime.interpreter import numerics
 
 
 def test_trunc_div_and_rem_are_the_interpreters_divsi_and_remsi() -> None:

@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl_multi.dialects import make_context
 from xdsl_multi.levels import LevelError, detect_level
 from xdsl_multi.runtime.executor import DEFAULT_RECV_TIMEOUT, ExecutionError
-from xdsl_multi.runtime.interpreter import (
+from xdsl_multi.runtime.interpreter.interpreter import (
     InterpreterError,
     argument_names,
     logical_signature,

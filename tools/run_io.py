@@ -20,7 +20,7 @@ from xdsl_multi.dialects.multi import (
     shard_bounds,
 )
 from xdsl_multi.levels import Level
-from xdsl_multi.runtime.interpreter import InterpreterError, random_inputs
+from xdsl_multi.runtime.interpreter.interpreter import InterpreterError, random_inputs
 from xdsl_multi.runtime.placement import prepare_input
 from xdsl_multi.runtime.schedule import ScheduleError
 from xdsl_multi.tools.diagnostics import CompileError, SourceFile, internal_error, render

@@ -5,7 +5,7 @@ so `xdsl-opt` and `multi-opt` start without loading our dialects or passes.
 
 Adding a pass is one line in `_PASSES`:
 
-    "devidx-simplify": "xdsl_multi.transforms.devidx_simplify:DevidxSimplify",
+    "devidx-simplify": "xdsl_multi.transforms.devidx_simplify.devidx_simplify:DevidxSimplify",
 
 Entries whose module does not exist yet are left out (`importlib.util.find_spec`), so the table
 can name planned work; test/test_registry.py checks that every entry whose module exists
@@ -32,10 +32,10 @@ _DIALECTS: dict[str, str] = {
 }
 
 _PASSES: dict[str, str] = {
-    "multi-to-devidx": "xdsl_multi.transforms.multi_to_devidx:MultiToDevidx",
-    "devidx-simplify": "xdsl_multi.transforms.devidx_simplify:DevidxSimplify",
-    "specialize-devices": "xdsl_multi.transforms.specialize_devices:SpecializeDevices",
-    "form-kernels": "xdsl_multi.transforms.form_kernels:FormKernels",
+    "multi-to-devidx": "xdsl_multi.transforms.multi_to_devidx.multi_to_devidx:MultiToDevidx",
+    "devidx-simplify": "xdsl_multi.transforms.devidx_simplify.devidx_simplify:DevidxSimplify",
+    "specialize-devices": "xdsl_multi.transforms.specialize_devices.specialize_devices:SpecializeDevices",
+    "form-kernels": "xdsl_multi.transforms.form_kernels.form_kernels:FormKernels",
     "convert-to-llvm": "xdsl_multi.lowering.convert_to_llvm:ConvertToLLVM",
     "multi-to-llvm": "xdsl_multi.pipeline:MultiToLLVM",
 }

@@ -31,7 +31,6 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from xdsl_multi.runtime.buffers import BufferType, aligned_empty
-from xdsl_multi.runtime.device_runs import device_modules
 from xdsl_multi.runtime.executor import (
     DEFAULT_RECV_TIMEOUT,
     ExecutionError,
@@ -39,6 +38,7 @@ from xdsl_multi.runtime.executor import (
     Placed,
     compile_runners,
 )
+from xdsl_multi.runtime.interpreter.device_runs import device_modules
 from xdsl_multi.runtime.kernels import KernelLibrary
 from xdsl_multi.runtime.schedule import Recv, ScheduleError, Send
 

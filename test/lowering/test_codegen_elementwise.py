@@ -3,7 +3,7 @@ element type: one kernel per element type (one output per op), run on arrays wit
 values (NaN, infinities, signed zeros, INT_MIN, division by 0 and -1, shifts past the width)
 and compared with the reference interpreter running the same ops on tensors, or, for the ops
 xDSL 0.74 accepts only on scalars (comparisons, select, int/float casts), with the
-interpreter's own element functions (runtime/numerics.py)."""
+interpreter's own element functions (runtime/interpreter/numerics.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from interp_ir import parse as parse_program
 from kernel_jit import DTYPES, Snippet, aligned, aligned_copy, compile_text, elementwise, round_bf16
 
 from xdsl_multi.lowering.jit import KernelCache
-from xdsl_multi.runtime import numerics as nx
-from xdsl_multi.runtime.interpreter import run_module
+from xdsl_multi.runtime.interpreter import numerics as nx
+from xdsl_multi.runtime.interpreter.interpreter import run_module
 
 N = 64
 

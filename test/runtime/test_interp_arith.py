@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from interp_ir import binary, func, module, parse, rng, run1, unary
 
-from xdsl_multi.runtime.interpreter import run_module
+from xdsl_multi.runtime.interpreter.interpreter import run_module
 
 INT_DTYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64}
 FLOAT_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64}

@@ -1,4 +1,4 @@
-"""The reference interpreter at the kernel level (runtime/kernel_level.py, ops_memref.py):
+"""The reference interpreter at the kernel level (runtime/interpreter/kernel_level.py, ops_memref.py):
 host schedules and kernels over memrefs run with the project's numerics, logical arrays in and
 out through `multi.signature`, and every break of the kernel-level contract is an error that
 names the op (docs/kernel-level.md)."""
@@ -11,8 +11,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context
-from xdsl_multi.runtime.interpreter import InterpreterError, run_module
-from xdsl_multi.runtime.kernel_level import ReferenceKernels
+from xdsl_multi.runtime.interpreter.interpreter import InterpreterError, run_module
+from xdsl_multi.runtime.interpreter.kernel_level import ReferenceKernels
 
 SIG = 'multi.devices = ["CPU:0", "CPU:1"], multi.signature = (tensor<4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>) -> tensor<4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>'
 

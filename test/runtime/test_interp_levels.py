@@ -9,7 +9,7 @@ from interp_ir import devs, func, module, on, parse, rng, run, shard, t
 
 from xdsl_multi.dialects import make_context
 from xdsl_multi.levels import Level, detect_level
-from xdsl_multi.runtime.interpreter import (
+from xdsl_multi.runtime.interpreter.interpreter import (
     InterpreterError,
     InterpStats,
     logical_signature,

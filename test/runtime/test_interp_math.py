@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from interp_ir import binary, func, module, parse, rng, run1, unary
 
-from xdsl_multi.runtime.interpreter import run_module
+from xdsl_multi.runtime.interpreter.interpreter import run_module
 
 
 def _round_half_away(x: float) -> float:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from interp_ir import devs, func, module, on, parse, rng, run, run1, shard, t
 
-from xdsl_multi.runtime.interpreter import InterpreterError, InterpStats, run_module
+from xdsl_multi.runtime.interpreter.interpreter import InterpreterError, InterpStats, run_module
 
 
 def bounds(length: int, n: int) -> list[tuple[int, int]]:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from interp_ir import func, module, parse, rng, run, run1, t
 
-from xdsl_multi.runtime.interpreter import InterpreterError, run_module
+from xdsl_multi.runtime.interpreter.interpreter import InterpreterError, run_module
 
 
 def one_op(line: str, args: list[tuple[str, str]], result: str) -> str:

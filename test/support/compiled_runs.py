@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.pipeline import lower_for_runtime
-from xdsl_multi.runtime.interpreter import run_module
+from xdsl_multi.runtime.interpreter.interpreter import run_module
 from xdsl_multi.tools.result_check import first_mismatch
 
 ROOT = Path(__file__).resolve().parents[2]

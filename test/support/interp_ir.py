@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.parsing import parse_mlir
-from xdsl_multi.runtime.interpreter import InterpStats, run_module
+from xdsl_multi.runtime.interpreter.interpreter import InterpStats, run_module
 
 
 def devs(n: int) -> list[str]:

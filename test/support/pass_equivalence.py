@@ -34,7 +34,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xdsl_multi.dialects import devidx, make_context
 from xdsl_multi.dialects.multi import OnAttr
-from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
+from xdsl_multi.runtime.interpreter.interpreter import logical_signature, random_inputs, run_module
 
 _SPLIT = re.compile(r"^// -----.*$", re.MULTILINE)
 INDEX_RESULT_LIMIT = 64

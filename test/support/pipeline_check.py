@@ -19,7 +19,7 @@ from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.levels import Level
 from xdsl_multi.pipeline import build_pipeline, pipeline_specs
-from xdsl_multi.runtime.interpreter import run_module
+from xdsl_multi.runtime.interpreter.interpreter import run_module
 
 ALLREDUCE = ("naive", "ring", "all2all", "auto")
 RTOL, ATOL = 1e-4, 1e-5

@@ -1045,7 +1045,7 @@ def program_inputs(module: Any, seed: int) -> list[np.ndarray]:
     the interpreter stores it), integers in [-3, 3], i1 random (shapes and dtypes from the
     interpreter's `random_inputs`)."""
     from xdsl_multi.dialects.element_types import is_bf16
-    from xdsl_multi.runtime.interpreter import logical_signature, random_inputs
+    from xdsl_multi.runtime.interpreter.interpreter import logical_signature, random_inputs
     from xdsl_multi.runtime.values import round_bf16
 
     rng = np.random.default_rng(seed)

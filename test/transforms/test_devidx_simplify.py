@@ -18,7 +18,7 @@ import spmd_programs as S
 from xdsl.dialects.builtin import ModuleOp
 
 from xdsl_multi.dialects import devidx, make_context, tg
-from xdsl_multi.transforms.devidx_simplify import DevidxSimplify
+from xdsl_multi.transforms.devidx_simplify.devidx_simplify import DevidxSimplify
 
 LIT_DIR = Path(__file__).resolve().parents[1] / "lit" / "transforms"
 LIT_FILES = sorted(LIT_DIR.glob("devidx-simplify-*.mlir"))

@@ -31,9 +31,9 @@ from xdsl.passes import PassPipeline
 
 from xdsl_multi.dialects import devidx, make_context
 from xdsl_multi.passes import get_all_passes
-from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
-from xdsl_multi.runtime.kernel_level import run_kernel_module
-from xdsl_multi.transforms.kernel_codegen import KERNEL_ATTR
+from xdsl_multi.runtime.interpreter.interpreter import logical_signature, random_inputs, run_module
+from xdsl_multi.runtime.interpreter.kernel_level import run_kernel_module
+from xdsl_multi.transforms.form_kernels.kernel_codegen import KERNEL_ATTR
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))

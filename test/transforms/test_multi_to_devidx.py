@@ -18,18 +18,18 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import make_context, multi, tg
-from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
-from xdsl_multi.transforms import multi_to_devidx
-from xdsl_multi.transforms.allreduce import AllreduceStrategy
-from xdsl_multi.transforms.devidx_simplify import DevidxSimplify
-from xdsl_multi.transforms.multi_to_devidx import (
+from xdsl_multi.runtime.interpreter.interpreter import logical_signature, random_inputs, run_module
+from xdsl_multi.transforms.devidx_simplify.devidx_simplify import DevidxSimplify
+from xdsl_multi.transforms.multi_to_devidx import multi_to_devidx
+from xdsl_multi.transforms.multi_to_devidx.allreduce import AllreduceStrategy
+from xdsl_multi.transforms.multi_to_devidx.multi_to_devidx import (
     MultiRule,
     MultiToDevidx,
     _Lowering,
     multi_to_devidx_rules,
 )
-from xdsl_multi.transforms.specialize_devices import SpecializeDevices
-from xdsl_multi.transforms.spmd_builder import SpmdBuilder
+from xdsl_multi.transforms.multi_to_devidx.spmd_builder import SpmdBuilder
+from xdsl_multi.transforms.specialize_devices.specialize_devices import SpecializeDevices
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICE_COUNTS = [1, 2, 3, 4, 8]

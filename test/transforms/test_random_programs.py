@@ -8,9 +8,9 @@ and empty shards). The reference interpreter must give the same logical outputs 
 
     the multi-level program
     == after multi-to-devidx{allreduce=naive|ring|all2all|auto ring-threshold=<small>}
-    == after devidx-simplify          (when xdsl_multi.transforms.devidx_simplify exists)
-    == after specialize-devices       (when xdsl_multi.transforms.specialize_devices exists)
-    == after form-kernels             (when xdsl_multi.transforms.form_kernels exists; the
+    == after devidx-simplify          (when xdsl_multi.transforms.devidx_simplify.devidx_simplify exists)
+    == after specialize-devices       (when xdsl_multi.transforms.specialize_devices.specialize_devices exists)
+    == after form-kernels             (when xdsl_multi.transforms.form_kernels.form_kernels exists; the
                                        interpreter runs the kernel level)
 
 Floats are compared with rtol=1e-4, atol=1e-5 (the generator keeps magnitudes and summation-order

@@ -24,10 +24,13 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx, make_context
-from xdsl_multi.runtime.interpreter import logical_signature, random_inputs, run_module
-from xdsl_multi.transforms.devidx_simplify import DevidxSimplify
-from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
-from xdsl_multi.transforms.specialize_devices import DEVICE_ATTR, SpecializeDevices
+from xdsl_multi.runtime.interpreter.interpreter import logical_signature, random_inputs, run_module
+from xdsl_multi.transforms.devidx_simplify.devidx_simplify import DevidxSimplify
+from xdsl_multi.transforms.multi_to_devidx.multi_to_devidx import MultiToDevidx
+from xdsl_multi.transforms.specialize_devices.specialize_devices import (
+    DEVICE_ATTR,
+    SpecializeDevices,
+)
 
 LIT_FILE = Path(__file__).resolve().parents[1] / "lit" / "transforms" / "specialize-devices.mlir"
 DEVICE_COUNTS = [1, 2, 3, 4]

@@ -19,15 +19,15 @@ from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.multi import shard_bounds
-from xdsl_multi.runtime.interpreter import (
+from xdsl_multi.runtime.interpreter.interpreter import (
     InterpStats,
     logical_signature,
     random_inputs,
     run_module,
 )
-from xdsl_multi.transforms.devidx_simplify import DevidxSimplify
-from xdsl_multi.transforms.multi_to_devidx import MultiToDevidx
-from xdsl_multi.transforms.specialize_devices import SpecializeDevices
+from xdsl_multi.transforms.devidx_simplify.devidx_simplify import DevidxSimplify
+from xdsl_multi.transforms.multi_to_devidx.multi_to_devidx import MultiToDevidx
+from xdsl_multi.transforms.specialize_devices.specialize_devices import SpecializeDevices
 
 
 def specialized(text: str, **options: object) -> tuple[ModuleOp, InterpStats]:

@@ -39,10 +39,10 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from xdsl_multi.dialects import devidx, tg
-from xdsl_multi.transforms import index_maps as im
-from xdsl_multi.transforms.index_maps import InBounds, Index, Ix, Var
-from xdsl_multi.transforms.scalar_graph import Graph, SNode, Valid, walk
-from xdsl_multi.transforms.tensor_elements import Splats, TensorEvaluator, shape_of
+from xdsl_multi.transforms.form_kernels import index_maps as im
+from xdsl_multi.transforms.form_kernels.index_maps import InBounds, Index, Ix, Var
+from xdsl_multi.transforms.form_kernels.scalar_graph import Graph, SNode, Valid, walk
+from xdsl_multi.transforms.form_kernels.tensor_elements import Splats, TensorEvaluator, shape_of
 
 RECOMPUTE_LIMIT = 4
 """A reduction of at most this many elements per result may be recomputed by several kernels."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import MemRefType, TensorType
 
-from xdsl_multi.runtime.machine import (
+from xdsl_multi.runtime.interpreter.machine import (
     FetchRequest,
     InterpStats,
     RecvRequest,

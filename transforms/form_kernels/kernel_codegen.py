@@ -47,10 +47,10 @@ from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects.element_types import is_bool, is_float
 from xdsl_multi.dialects.multi import KERNEL_ATTR, ReduceKind
-from xdsl_multi.transforms import index_maps as im
-from xdsl_multi.transforms.index_maps import Ix, Var
-from xdsl_multi.transforms.kernel_analysis import KernelPlan
-from xdsl_multi.transforms.scalar_graph import SNode, Valid, walk, zero_of
+from xdsl_multi.transforms.form_kernels import index_maps as im
+from xdsl_multi.transforms.form_kernels.index_maps import Ix, Var
+from xdsl_multi.transforms.form_kernels.kernel_analysis import KernelPlan
+from xdsl_multi.transforms.form_kernels.scalar_graph import SNode, Valid, walk, zero_of
 
 MAX_CONSTANT_ELEMENTS = 65536
 """Largest non-splat constant a kernel writes out (element by element)."""

@@ -1,7 +1,7 @@
 """The reference interpreter at the kernel level (form-kernels' output, docs/kernel-level.md).
 
 ```python
-from xdsl_multi.runtime.kernel_level import run_kernel_module
+from xdsl_multi.runtime.interpreter.kernel_level import run_kernel_module
 outputs = run_kernel_module(module, inputs)      # logical arrays in and out, like run_module
 ```
 
@@ -29,15 +29,21 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.traits import SymbolTable
 
-from xdsl_multi.runtime.device_runs import (
+from xdsl_multi.runtime.interpreter.device_runs import (
     argument_names,
     device_modules,
     logical_signature,
     make_tables,
     run_device_modules,
 )
-from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, no_requests, shared_kernel
-from xdsl_multi.runtime.ops_memref import MEMREF_HANDLERS
+from xdsl_multi.runtime.interpreter.machine import (
+    InterpStats,
+    Machine,
+    OpTables,
+    no_requests,
+    shared_kernel,
+)
+from xdsl_multi.runtime.interpreter.ops_memref import MEMREF_HANDLERS
 from xdsl_multi.runtime.placement import prepare_inputs
 from xdsl_multi.runtime.values import Buffer, InterpreterError, Value, dtype_of
 

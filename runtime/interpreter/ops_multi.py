@@ -15,8 +15,8 @@ from xdsl.ir import Attribute, Operation
 
 from xdsl_multi.dialects import multi
 from xdsl_multi.dialects.multi import CopyKind, OnAttr, ShardAttr, placement_of, shard_bounds
-from xdsl_multi.runtime import numerics as nx
-from xdsl_multi.runtime.machine import Handler, Machine
+from xdsl_multi.runtime.interpreter import numerics as nx
+from xdsl_multi.runtime.interpreter.machine import Handler, Machine
 from xdsl_multi.runtime.values import Lanes, OnValue, Value, op_error, store
 
 

@@ -15,9 +15,9 @@ from xdsl.ir import Operation
 
 from xdsl_multi.dialects import tg
 from xdsl_multi.dialects.element_types import is_float
-from xdsl_multi.runtime import numerics as nx
-from xdsl_multi.runtime.machine import Handler, Machine
-from xdsl_multi.runtime.ops_arith import elementwise, pack, parts
+from xdsl_multi.runtime.interpreter import numerics as nx
+from xdsl_multi.runtime.interpreter.machine import Handler, Machine
+from xdsl_multi.runtime.interpreter.ops_arith import elementwise, pack, parts
 from xdsl_multi.runtime.values import (
     Lanes,
     Value,

@@ -64,8 +64,12 @@ from xdsl_multi.dialects.multi import (
     placement_of,
     program_devices,
 )
-from xdsl_multi.transforms.allreduce import AllreduceMode, AllreduceStrategy, lower_allreduce
-from xdsl_multi.transforms.spmd_builder import ShardGeometry, SpmdBuilder, plain
+from xdsl_multi.transforms.multi_to_devidx.allreduce import (
+    AllreduceMode,
+    AllreduceStrategy,
+    lower_allreduce,
+)
+from xdsl_multi.transforms.multi_to_devidx.spmd_builder import ShardGeometry, SpmdBuilder, plain
 
 OpT = TypeVar("OpT", bound=Operation)
 

@@ -21,7 +21,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from xdsl_multi.dialects.multi import ReduceKind
 from xdsl_multi.dialects.tg import pad_value_attr
-from xdsl_multi.transforms.spmd_builder import Index, SpmdBuilder
+from xdsl_multi.transforms.multi_to_devidx.spmd_builder import Index, SpmdBuilder
 
 
 class AllreduceMode(StrEnum):

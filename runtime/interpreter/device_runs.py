@@ -17,18 +17,22 @@ from xdsl_multi import levels
 from xdsl_multi.dialects.devidx import DEVICE_ATTR
 from xdsl_multi.dialects.multi import DEVICES_ATTR, SIGNATURE_ATTR, program_devices
 from xdsl_multi.levels import LevelError
-from xdsl_multi.runtime.machine import InterpStats, Machine, OpTables, Run
-from xdsl_multi.runtime.ops_arith import ARITH_HANDLERS, ARITH_MATH_COMPUTING, MATH_HANDLERS
-from xdsl_multi.runtime.ops_control import CONTROL_HANDLERS
-from xdsl_multi.runtime.ops_devidx import DEVIDX_CONTROL, DEVIDX_HANDLERS
-from xdsl_multi.runtime.ops_multi import MULTI_HANDLERS
-from xdsl_multi.runtime.ops_tg import TG_COMPUTING, TG_HANDLERS
+from xdsl_multi.runtime.interpreter.machine import InterpStats, Machine, OpTables, Run
+from xdsl_multi.runtime.interpreter.ops_arith import (
+    ARITH_HANDLERS,
+    ARITH_MATH_COMPUTING,
+    MATH_HANDLERS,
+)
+from xdsl_multi.runtime.interpreter.ops_control import CONTROL_HANDLERS
+from xdsl_multi.runtime.interpreter.ops_devidx import DEVIDX_CONTROL, DEVIDX_HANDLERS
+from xdsl_multi.runtime.interpreter.ops_multi import MULTI_HANDLERS
+from xdsl_multi.runtime.interpreter.ops_tg import TG_COMPUTING, TG_HANDLERS
+from xdsl_multi.runtime.interpreter.schedulers import run_message_passing
 from xdsl_multi.runtime.placement import (
     check_devices_known,
     from_local_parts,
     local_part,
 )
-from xdsl_multi.runtime.schedulers import run_message_passing
 from xdsl_multi.runtime.values import InterpreterError, Lanes, OnValue, Value, store
 
 
@@ -148,7 +152,7 @@ def run_device_modules(
 ) -> list[np.ndarray]:
     """Run every device module's @entry together (sends deliver to receives) on the local
     parts of the logical inputs and assemble the logical outputs: the device level here, the
-    kernel level (runtime/kernel_level.py) with its own tables, arguments and outputs."""
+    kernel level (runtime/interpreter/kernel_level.py) with its own tables, arguments and outputs."""
     n = len(mods)
     devices = program_devices(module)
     if DEVICES_ATTR in module.attributes and len(devices) != n:

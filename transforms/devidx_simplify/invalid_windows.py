@@ -34,7 +34,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from xdsl_multi.dialects import devidx, tg
-from xdsl_multi.transforms.invalid_rules import is_elementwise, is_elementwise_type
+from xdsl_multi.transforms.devidx_simplify.invalid_rules import is_elementwise, is_elementwise_type
 from xdsl_multi.transforms.value_facts import AttrCache, OpTypes
 
 Window = list[tuple[int, int]]

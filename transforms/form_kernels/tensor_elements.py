@@ -36,10 +36,10 @@ from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.element_types import bit_width, is_bool, is_float
-from xdsl_multi.transforms import index_maps as im
-from xdsl_multi.transforms.device_scalars import DeviceScalars
-from xdsl_multi.transforms.index_maps import InBounds, Index, Var
-from xdsl_multi.transforms.scalar_graph import (
+from xdsl_multi.transforms.form_kernels import index_maps as im
+from xdsl_multi.transforms.form_kernels.device_scalars import DeviceScalars
+from xdsl_multi.transforms.form_kernels.index_maps import InBounds, Index, Var
+from xdsl_multi.transforms.form_kernels.scalar_graph import (
     FillInfo,
     Graph,
     ReduceInfo,

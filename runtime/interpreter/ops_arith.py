@@ -26,8 +26,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from xdsl_multi.dialects.element_types import bit_width, is_bf16
-from xdsl_multi.runtime import numerics as nx
-from xdsl_multi.runtime.machine import Handler, Machine
+from xdsl_multi.runtime.interpreter import numerics as nx
+from xdsl_multi.runtime.interpreter.machine import Handler, Machine
 from xdsl_multi.runtime.values import (
     Lanes,
     Value,

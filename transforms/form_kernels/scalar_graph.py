@@ -38,8 +38,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from xdsl_multi.dialects.element_types import bit_width, is_bool, is_float
 from xdsl_multi.dialects.multi import ReduceKind
-from xdsl_multi.transforms import index_maps as im
-from xdsl_multi.transforms.index_maps import InBounds, Index, Ix, Var
+from xdsl_multi.transforms.form_kernels import index_maps as im
+from xdsl_multi.transforms.form_kernels.index_maps import InBounds, Index, Ix, Var
 
 # --------------------------------------------------------------------------------------------
 # Nodes

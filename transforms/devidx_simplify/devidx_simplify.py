@@ -40,11 +40,14 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-from xdsl_multi.transforms.algebra_folding import algebra_folding_patterns
-from xdsl_multi.transforms.index_folding import index_folding_patterns
-from xdsl_multi.transforms.invalid_rules import FetchOfInvalidIsZero, invalid_rule_patterns
-from xdsl_multi.transforms.invalid_windows import invalid_window_patterns
-from xdsl_multi.transforms.pad_shrink_folding import pad_shrink_folding_patterns
+from xdsl_multi.transforms.devidx_simplify.algebra_folding import algebra_folding_patterns
+from xdsl_multi.transforms.devidx_simplify.index_folding import index_folding_patterns
+from xdsl_multi.transforms.devidx_simplify.invalid_rules import (
+    FetchOfInvalidIsZero,
+    invalid_rule_patterns,
+)
+from xdsl_multi.transforms.devidx_simplify.invalid_windows import invalid_window_patterns
+from xdsl_multi.transforms.devidx_simplify.pad_shrink_folding import pad_shrink_folding_patterns
 from xdsl_multi.transforms.value_facts import AttrCache, OpTypes, num_devices_of
 
 

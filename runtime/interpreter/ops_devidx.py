@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Operation
 
 from xdsl_multi.dialects import devidx
-from xdsl_multi.runtime.machine import (
+from xdsl_multi.runtime.interpreter.machine import (
     ControlHandler,
     Env,
     FetchRequest,
@@ -23,7 +23,7 @@ from xdsl_multi.runtime.machine import (
     Run,
     SendRequest,
 )
-from xdsl_multi.runtime.ops_memref import buffer_of
+from xdsl_multi.runtime.interpreter.ops_memref import buffer_of
 from xdsl_multi.runtime.values import Buffer, Lanes, Value, dtype_of, op_error, store
 
 

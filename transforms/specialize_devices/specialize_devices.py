@@ -73,8 +73,8 @@ from xdsl.utils.exceptions import PassFailedException
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.devidx import DEVICE_ATTR
 from xdsl_multi.dialects.multi import listed_devices
-from xdsl_multi.transforms.devidx_simplify import simplify
-from xdsl_multi.transforms.invalid_windows import narrow_messages
+from xdsl_multi.transforms.devidx_simplify.devidx_simplify import simplify
+from xdsl_multi.transforms.devidx_simplify.invalid_windows import narrow_messages
 from xdsl_multi.transforms.value_facts import AttrCache, constant_like, int_constant
 
 _FETCH_ID = "devidx.fetch_id"

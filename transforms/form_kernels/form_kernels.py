@@ -75,10 +75,10 @@ from xdsl_multi.dialects.multi import (
     listed_devices,
     placement_of,
 )
-from xdsl_multi.transforms.device_scalars import DeviceScalars
-from xdsl_multi.transforms.kernel_analysis import Fusion, TilePolicy, analyze
-from xdsl_multi.transforms.kernel_codegen import KERNEL_ATTR, build_kernel, memref_type
-from xdsl_multi.transforms.tensor_elements import Splats
+from xdsl_multi.transforms.form_kernels.device_scalars import DeviceScalars
+from xdsl_multi.transforms.form_kernels.kernel_analysis import Fusion, TilePolicy, analyze
+from xdsl_multi.transforms.form_kernels.kernel_codegen import KERNEL_ATTR, build_kernel, memref_type
+from xdsl_multi.transforms.form_kernels.tensor_elements import Splats
 
 RECURSION_LIMIT = 100_000
 """Fused expressions are followed recursively; long elementwise chains (the C1 benchmark) go

@@ -10,7 +10,7 @@ import numpy as np
 from xdsl.dialects import func, scf
 from xdsl.ir import Operation
 
-from xdsl_multi.runtime.machine import ControlHandler, Env, Machine, Run
+from xdsl_multi.runtime.interpreter.machine import ControlHandler, Env, Machine, Run
 from xdsl_multi.runtime.values import Value, op_error
 
 MAX_WHILE_ITERATIONS = 10_000_000

@@ -16,7 +16,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
-from xdsl_multi.runtime.machine import Handler, Machine
+from xdsl_multi.runtime.interpreter.machine import Handler, Machine
 from xdsl_multi.runtime.values import Buffer, Value, dtype_of, op_error
 
 GARBAGE_INT = 0x5A

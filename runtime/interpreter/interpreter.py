@@ -2,7 +2,7 @@
 --backend interp`).
 
 ```python
-from xdsl_multi.runtime.interpreter import run_module, InterpreterError
+from xdsl_multi.runtime.interpreter.interpreter import run_module, InterpreterError
 outputs = run_module(module, inputs, num_devices=None, entry="main", stats=None)
 ```
 
@@ -41,7 +41,7 @@ from xdsl_multi.dialects.multi import (
     program_devices,
 )
 from xdsl_multi.levels import Level, LevelError
-from xdsl_multi.runtime.device_runs import (
+from xdsl_multi.runtime.interpreter.device_runs import (
     argument_names,
     as_output,
     assemble,
@@ -53,14 +53,14 @@ from xdsl_multi.runtime.device_runs import (
     make_tables,
     run_device_modules,
 )
-from xdsl_multi.runtime.kernel_level import run_kernel_module
-from xdsl_multi.runtime.machine import InterpStats, Machine, Run, no_requests
+from xdsl_multi.runtime.interpreter.kernel_level import run_kernel_module
+from xdsl_multi.runtime.interpreter.machine import InterpStats, Machine, Run, no_requests
+from xdsl_multi.runtime.interpreter.schedulers import run_lockstep
 from xdsl_multi.runtime.placement import (
     check_devices_known,
     prepare_inputs,
     random_inputs,
 )
-from xdsl_multi.runtime.schedulers import run_lockstep
 from xdsl_multi.runtime.values import InterpreterError, Lanes, OnValue, Value
 
 __all__ = [
