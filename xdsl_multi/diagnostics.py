@@ -91,6 +91,8 @@ class CompileError(Exception):
     source: SourceFile | None = None
     """The text `pos` points into, when it is not the input file (e.g. the `-p` argument)."""
     is_parse_error: bool = False
+    op: Operation | None = None
+    """The op the diagnostic is about, when it has no place in a text (a built module)."""
 
     def __str__(self) -> str:
         return self.message
@@ -433,7 +435,7 @@ def verify_ops(module: Operation) -> None:
                 op.verify(verify_nested_ops=False)
                 _check_regions_not_empty(op)
             except DiagnosticException as e:
-                raise CompileError(op_message(op, _message_of(e)), op_pos(op)) from e
+                raise CompileError(op_message(op, _message_of(e)), op_pos(op), op=op) from e
             except RecursionError:
                 raise
             except Exception as e:
@@ -444,7 +446,9 @@ def verify_ops(module: Operation) -> None:
         try:
             verify_module_devices(module)
         except PlacementError as e:
-            raise CompileError(_message_of(e), value_pos(e.arg) or op_pos(e.op)) from e
+            raise CompileError(
+                _message_of(e), value_pos(e.arg) or op_pos(e.op), op=e.op
+            ) from e
     except RecursionError as e:
         raise CompileError(
             "input nests too deeply: the verifier ran out of stack", op_pos(op)
