@@ -288,3 +288,13 @@ def test_builder_is_exported_lazily() -> None:
 
     assert xm.Builder is Builder
 
+
+
+def test_the_readme_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    section = readme.split("## From Python", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "xm.compile" in code
+    monkeypatch.chdir(root)
+    exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - the README's own example
