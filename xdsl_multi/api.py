@@ -31,7 +31,14 @@ from xdsl.utils.exceptions import ArgSpecParseError
 
 from xdsl_multi import diagnostics, pipeline
 from xdsl_multi.compile_cache import PipelineCache, lower_cached
-from xdsl_multi.diagnostics import SourceFile, parse_module, render, run_pass, verify_ops
+from xdsl_multi.diagnostics import (
+    SourceFile,
+    internal_error,
+    parse_module,
+    render,
+    run_pass,
+    verify_ops,
+)
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.multi import program_devices
 from xdsl_multi.levels import Level, LevelError, detect_level
@@ -106,10 +113,6 @@ def _first_line(op: Operation) -> str:
         return op.name
 
 
-def _error(message: str) -> CompileError:
-    return _public(diagnostics.CompileError(message), None)
-
-
 # ---------------------------------------------------------------------------------------------
 # compile
 # ---------------------------------------------------------------------------------------------
@@ -169,9 +172,18 @@ def compile(
             key_text = text.text if text is not None and not renamed else None
             _lower(module, spmd, options, key_text)
             runner = _compiled(module, backend)
-            _check_devices(runner.num_devices, devices)
+            try:
+                _check_devices(runner.num_devices, devices)
+            except diagnostics.CompileError:
+                runner.close()
+                raise
     except diagnostics.CompileError as e:
         raise _public(e, text) from None
+    except RecursionError:
+        error = diagnostics.CompileError("input nests too deeply: ran out of stack")
+        raise _public(error, text) from None
+    except Exception as e:  # noqa: BLE001 - a bug of this package: a diagnostic, no traceback
+        raise _public(internal_error("internal error in xdsl_multi.compile", e), text) from None
     return Program(runner, signature, names, backend)
 
 
