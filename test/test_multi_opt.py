@@ -225,8 +225,8 @@ def test_splat_literals_parse_to_what_xdsl_parses() -> None:
     from xdsl.dialects.test import Test
     from xdsl.parser import Parser
 
+    from xdsl_multi.diagnostics import LocatingParser
     from xdsl_multi.dialects import make_context
-    from xdsl_multi.tools.diagnostics import LocatingParser
 
     text = (
         'builtin.module { "test.op"() {a = dense<[1.0, 2.0]> : tensor<2xf32>, '
@@ -260,9 +260,9 @@ def test_hex_float_dense_literals_are_bit_patterns(element: str, code: str | Non
 
     from xdsl.printer import Printer
 
+    from xdsl_multi.diagnostics import parse_module
     from xdsl_multi.dialects import make_context
     from xdsl_multi.dialects.parsing import parse_mlir
-    from xdsl_multi.tools.diagnostics import parse_module
 
     width = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}[element]
     listed = ", ".join(hex(b) for b in bits)
@@ -301,8 +301,8 @@ def test_hex_float_dense_literals_are_bit_patterns(element: str, code: str | Non
     ],
 )
 def test_bad_hex_float_literal_is_a_located_diagnostic(literal: str, message: str) -> None:
+    from xdsl_multi.diagnostics import CompileError, parse_module
     from xdsl_multi.dialects import make_context
-    from xdsl_multi.tools.diagnostics import CompileError, parse_module
 
     with pytest.raises(CompileError) as info:
         parse_module(make_context(), f"%c = arith.constant {literal}\n", "t.mlir")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xdsl_multi.tools.diagnostics import CompileError, SourceFile, SourcePos
+from xdsl_multi.diagnostics import CompileError, SourceFile, SourcePos
 
 _DESIGNATOR = re.compile(
     r"expected-(?P<kind>error|warning|note|remark)"

@@ -6,7 +6,7 @@ Our dialects and passes reach it the same way they reach stock `xdsl-opt`: throu
 
 What differs from `xDSLOptMain`:
 - every op gets the `file:line:col` where its text starts, and verification goes op by op, so
-  a verifier error names the op and its line (tools/diagnostics.py);
+  a verifier error names the op and its line (xdsl_multi/diagnostics.py);
 - the input is verified before the first pass and after every pass (naming the pass);
 - parse, verifier, pipeline, target, input-file and pass errors are one diagnostic each, on
   stderr with exit code 1; with --verify-diagnostics (parse errors also with
@@ -52,8 +52,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from xdsl_multi.passes import resolve
-from xdsl_multi.tools.diagnostics import (
+from xdsl_multi.diagnostics import (
     EXIT_ERROR,
     EXIT_INTERNAL,
     STDIN_NAME,
@@ -67,6 +66,7 @@ from xdsl_multi.tools.diagnostics import (
     render,
     verify_ops,
 )
+from xdsl_multi.passes import resolve
 from xdsl_multi.tools.expected_diagnostics import check_chunk, expectations, produced
 
 TOOL_NAME = "multi-opt"

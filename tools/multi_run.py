@@ -27,6 +27,15 @@ from typing import Any, NoReturn
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 
+from xdsl_multi.diagnostics import (
+    EXIT_ERROR,
+    EXIT_INTERNAL,
+    CompileError,
+    SourceFile,
+    internal_error,
+    parse_module,
+    verify_ops,
+)
 from xdsl_multi.dialects import make_context
 from xdsl_multi.levels import LevelError, detect_level
 from xdsl_multi.runtime.executor import DEFAULT_RECV_TIMEOUT, ExecutionError
@@ -39,15 +48,6 @@ from xdsl_multi.runtime.interpreter.interpreter import (
 )
 from xdsl_multi.runtime.program import Program
 from xdsl_multi.runtime.schedule import ScheduleError
-from xdsl_multi.tools.diagnostics import (
-    EXIT_ERROR,
-    EXIT_INTERNAL,
-    CompileError,
-    SourceFile,
-    internal_error,
-    parse_module,
-    verify_ops,
-)
 from xdsl_multi.tools.multi_run_mpi import QuietExit, run_mpi
 from xdsl_multi.tools.result_check import first_mismatch
 from xdsl_multi.tools.run_io import (

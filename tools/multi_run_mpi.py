@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 
+from xdsl_multi.diagnostics import CompileError, SourceFile, internal_error
 from xdsl_multi.levels import Level
 from xdsl_multi.runtime.schedule import ScheduleError
-from xdsl_multi.tools.diagnostics import CompileError, SourceFile, internal_error
 from xdsl_multi.tools.run_io import (
     TOOL_NAME,
     check_device_count,

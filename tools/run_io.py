@@ -11,6 +11,7 @@ import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute
 
+from xdsl_multi.diagnostics import CompileError, SourceFile, internal_error, render
 from xdsl_multi.dialects.multi import (
     OnAttr,
     ShardAttr,
@@ -23,7 +24,6 @@ from xdsl_multi.levels import Level
 from xdsl_multi.runtime.interpreter.interpreter import InterpreterError, random_inputs
 from xdsl_multi.runtime.placement import prepare_input
 from xdsl_multi.runtime.schedule import ScheduleError
-from xdsl_multi.tools.diagnostics import CompileError, SourceFile, internal_error, render
 
 TOOL_NAME = "multi-run"
 

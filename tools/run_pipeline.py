@@ -28,16 +28,10 @@ from contextlib import contextmanager
 from typing import Literal, Self, TextIO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi import pipeline
 from xdsl_multi.compile_cache import PipelineCache, lower_cached
-from xdsl_multi.tools.diagnostics import (
-    CompileError,
-    internal_error,
-    op_from_traceback,
-    op_pos,
-)
+from xdsl_multi.diagnostics import CompileError, run_pass
 
 PROGRESS_AFTER = 2.0
 """Seconds of compiling after which multi-run says on stderr what it is doing."""
@@ -156,16 +150,7 @@ def lower_timed(
         if progress is not None:
             progress.stage(name)
         with timings(name):
-            try:
-                apply()
-            except PassFailedException as e:
-                raise CompileError(
-                    f"pass '{name}' failed: {str(e).strip()}", op_pos(op_from_traceback(e))
-                ) from e
-            except Exception as e:
-                raise internal_error(
-                    f"internal error in pass '{name}'", e, op_pos(op_from_traceback(e))
-                ) from e
+            run_pass(name, apply)
 
     def report(event: str, seconds: float) -> None:
         timings.add(f"pipeline cache {event}", seconds)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from interp_ir import devs, func, module, on, parse, rng, run, shard, t
 
+from xdsl_multi.diagnostics import parse_module
 from xdsl_multi.dialects import make_context
 from xdsl_multi.levels import Level, detect_level
 from xdsl_multi.runtime.interpreter.interpreter import (
@@ -16,7 +17,6 @@ from xdsl_multi.runtime.interpreter.interpreter import (
     random_inputs,
     run_module,
 )
-from xdsl_multi.tools.diagnostics import parse_module
 
 
 def attrs(n: int, signature: str | None = None) -> str:

@@ -1,4 +1,4 @@
-"""Compiler-style diagnostics for the command-line tools.
+"""Compiler-style diagnostics for the command-line tools and the Python API (api.py).
 
 xDSL's parser does not record where an op came from, and its verifier reports a failing op by
 printing the whole module. This module gives every parsed op a `FileLineColLoc`, verifies op by
@@ -10,7 +10,8 @@ op, and renders one short message per failure:
 
 It also checks the module-level placement rules of SPEC §1 after the op verifiers
 (`verify_module_devices`), and turns nesting, size and memory limits of the parser into
-diagnostics. Used by multi-opt and multi-run: nothing here prints or exits.
+diagnostics. Used by multi-opt, multi-run and `xdsl_multi.compile`: nothing here prints or
+exits.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import bisect
 import math
 import re
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
@@ -40,6 +41,7 @@ from xdsl.utils.exceptions import (
     DiagnosticException,
     MultipleSpansParseError,
     ParseError,
+    PassFailedException,
 )
 from xdsl.utils.lexer import Span, Token
 from xdsl.utils.mlir_lexer import MLIRTokenKind
@@ -89,6 +91,8 @@ class CompileError(Exception):
     source: SourceFile | None = None
     """The text `pos` points into, when it is not the input file (e.g. the `-p` argument)."""
     is_parse_error: bool = False
+    op: Operation | None = None
+    """The op the diagnostic is about, when it has no place in a text (a built module)."""
 
     def __str__(self) -> str:
         return self.message
@@ -431,7 +435,7 @@ def verify_ops(module: Operation) -> None:
                 op.verify(verify_nested_ops=False)
                 _check_regions_not_empty(op)
             except DiagnosticException as e:
-                raise CompileError(op_message(op, _message_of(e)), op_pos(op)) from e
+                raise CompileError(op_message(op, _message_of(e)), op_pos(op), op=op) from e
             except RecursionError:
                 raise
             except Exception as e:
@@ -442,7 +446,9 @@ def verify_ops(module: Operation) -> None:
         try:
             verify_module_devices(module)
         except PlacementError as e:
-            raise CompileError(_message_of(e), value_pos(e.arg) or op_pos(e.op)) from e
+            raise CompileError(
+                _message_of(e), value_pos(e.arg) or op_pos(e.op), op=e.op
+            ) from e
     except RecursionError as e:
         raise CompileError(
             "input nests too deeply: the verifier ran out of stack", op_pos(op)
@@ -503,6 +509,22 @@ def internal_error(what: str, e: BaseException, pos: SourcePos | None = None) ->
         exit_code=EXIT_INTERNAL,
         python_traceback="".join(traceback.format_exception(type(e), e, e.__traceback__)),
     )
+
+
+def run_pass(name: str, apply: Callable[[], None]) -> None:
+    """Run one pass of the pipeline (`apply()`, the pass named `name` with its options), with
+    its failures as diagnostics: a pass rejecting its input (PassFailedException) is exit code
+    1 at the op, any other exception an internal error (exit code 2)."""
+    try:
+        apply()
+    except PassFailedException as e:
+        raise CompileError(
+            f"pass '{name}' failed: {str(e).strip()}", op_pos(op_from_traceback(e))
+        ) from e
+    except Exception as e:
+        raise internal_error(
+            f"internal error in pass '{name}'", e, op_pos(op_from_traceback(e))
+        ) from e
 
 
 _ARG_SPEC_LOC = re.compile(r"^pass-pipeline:(\d+):(\d+)$")
