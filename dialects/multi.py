@@ -603,6 +603,7 @@ class CopyOp(_UnaryMultiOp):
 
     @classmethod
     def _checked_destination(cls, res: TensorType) -> TensorType:
+        res = expect_tensor(cls.name, "result", res)
         dst = _expect_placed(cls.name, "result", res)
         if isinstance(dst, ShardAttr) and not dst.axis_index < len(res.get_shape()):
             raise VerifyException(
