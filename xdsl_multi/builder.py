@@ -80,7 +80,14 @@ def _tensor(op_name: str, value: SSAValue) -> TensorType:
 
 
 class Builder:
-    """Builds one `builtin.module` of multi-level functions; see the module docstring."""
+    """Builds one `builtin.module` of multi-level functions; see the module docstring.
+
+    The type helpers are also reachable from the class (`xm.Builder.on`, `.shard`, `.tensor`),
+    so that a user of the package root needs nothing else."""
+
+    on = staticmethod(on)
+    shard = staticmethod(shard)
+    tensor = staticmethod(tensor)
 
     def __init__(
         self,
