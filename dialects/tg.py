@@ -852,6 +852,7 @@ class ReduceOp(_UnaryTgOp):
         return TensorType(source.element_type, want, encoding)
 
     def verify_(self) -> None:
+        reduce_kind_of(self.name, self.kind)  # before the element types, as it always was
         src, res = self._types()
         want = self.infer_result_type(self.kind, src, self.axes_list)
         if res.get_shape() != want.get_shape():
