@@ -341,13 +341,35 @@ class MultiOp(_UnaryMultiOp):
     def print(self, printer: Printer) -> None:
         print_unary(printer, self, self.source, f" axis {self.axis.value.data}")
 
+    @classmethod
+    def infer_result_type(
+        cls, source: TensorType, axis: int, length: int | None = None
+    ) -> TensorType:
+        """The result type: `source` (placed on a tuple) as a `#multi.shard` on its devices
+        along `axis`. The logical `length` of that axis is the free choice (any L with
+        ceil(L / N) equal to the local length); None takes the even length N * local."""
+        on = _expect_on(cls.name, "source", source)
+        rank = len(source.get_shape())
+        if not 0 <= axis < rank:
+            raise VerifyException(f"{cls.name}: axis {axis} is out of range for rank {rank}")
+        local, n = source.get_shape()[axis], on.num_devices
+        if length is None:
+            length = local * n
+        elif local_length(length, n) != local:
+            raise VerifyException(
+                f"{cls.name}: local length {local} on axis {axis} does not fit logical "
+                f"length {length} over {plural(n, 'device')} (expected "
+                f"ceil({length}/{n}) = {local_length(length, n)})"
+            )
+        shape = list(source.get_shape())
+        shape[axis] = length
+        return shard_type(source.element_type, shape, on.device_names, axis)
+
     def verify_(self) -> None:
         src, res = self._types()
-        on = _expect_on(self.name, "source", src)
         axis = self.axis.value.data
-        rank = len(src.get_shape())
-        if not 0 <= axis < rank:
-            raise VerifyException(f"{self.name}: axis {axis} is out of range for rank {rank}")
+        on = placement_of(self.infer_result_type(src, axis))
+        assert isinstance(on, ShardAttr)
         shard = placement_of(res)
         if not isinstance(shard, ShardAttr):
             raise VerifyException(f"{self.name}: result must be #multi.shard, found {res}")
@@ -371,14 +393,7 @@ class MultiOp(_UnaryMultiOp):
                 raise VerifyException(
                     f"{self.name}: dimension {i} is {big} in the result but {s} in the source"
                 )
-        n = on.num_devices
-        if local_length(logical[axis], n) != local[axis]:
-            raise VerifyException(
-                f"{self.name}: local length {local[axis]} on axis {axis} does not fit logical "
-                f"length {logical[axis]} over {plural(n, 'device')} (expected "
-                f"ceil({logical[axis]}/{n}) = "
-                f"{local_length(logical[axis], n)})"
-            )
+        self.infer_result_type(src, axis, logical[axis])
 
 
 @irdl_op_definition
@@ -416,15 +431,20 @@ class MselectOp(_UnaryMultiOp):
     def print(self, printer: Printer) -> None:
         print_unary(printer, self, self.source, f"[{self.index.value.data}]")
 
-    def verify_(self) -> None:
-        src, res = self._types()
-        on = _expect_on(self.name, "source", src)
-        index = self.index.value.data
+    @classmethod
+    def infer_result_type(cls, source: TensorType, index: int) -> TensorType:
+        """The result type: `source`'s buffer shape on exactly its device number `index`."""
+        on = _expect_on(cls.name, "source", source)
         if not 0 <= index < on.num_devices:
             raise VerifyException(
-                f"{self.name}: index {index} is out of range for {plural(on.num_devices, 'device')}"
+                f"{cls.name}: index {index} is out of range for {plural(on.num_devices, 'device')}"
             )
-        want = on.device_names[index]
+        return on_type(source, [on.device_names[index]])
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        want_type = self.infer_result_type(src, self.index.value.data)
+        (want,) = want_type.encoding.device_names  # type: ignore[union-attr]
         res_on = placement_of(res)
         if not isinstance(res_on, OnAttr) or res_on.device_names != (want,):
             raise VerifyException(
@@ -468,31 +488,41 @@ class MstackOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         print_variadic(printer, self)
 
-    def verify_(self) -> None:
-        if not self.sources:
-            raise VerifyException(f"{self.name}: needs at least one source")
-        res = expect_tensor(self.name, "result", self.result.type)
+    @classmethod
+    def infer_result_type(cls, sources: Sequence[Attribute]) -> TensorType:
+        """The result type: the sources' shape on their devices, in order."""
+        if not sources:
+            raise VerifyException(f"{cls.name}: needs at least one source")
         devices: list[str] = []
-        first = expect_tensor(self.name, "source 0", self.sources[0].type)
-        for i, s in enumerate(self.sources):
-            t = expect_tensor(self.name, f"source {i}", s.type)
+        first = expect_tensor(cls.name, "source 0", sources[0])
+        for i, s in enumerate(sources):
+            t = expect_tensor(cls.name, f"source {i}", s)
             on = placement_of(t)
             if not isinstance(on, OnAttr) or on.num_devices != 1:
                 raise VerifyException(
-                    f"{self.name}: source {i} must be placed on a single device, found {t}"
+                    f"{cls.name}: source {i} must be placed on a single device, found {t}"
                 )
             if on.device_names[0] in devices:
                 raise VerifyException(
-                    f"{self.name}: device {string_literal(on.device_names[0])} appears in more "
+                    f"{cls.name}: device {string_literal(on.device_names[0])} appears in more "
                     "than one source"
                 )
             devices.append(on.device_names[0])
             if t.get_shape() != first.get_shape() or t.element_type != first.element_type:
                 raise VerifyException(
-                    f"{self.name}: source {i} has shape {list(t.get_shape())} and element type "
+                    f"{cls.name}: source {i} has shape {list(t.get_shape())} and element type "
                     f"{t.element_type}; source 0 has {list(first.get_shape())} and "
                     f"{first.element_type}"
                 )
+        return on_type(first, devices)
+
+    def verify_(self) -> None:
+        if not self.sources:
+            raise VerifyException(f"{self.name}: needs at least one source")
+        res = expect_tensor(self.name, "result", self.result.type)
+        want = self.infer_result_type([s.type for s in self.sources])
+        first = expect_tensor(self.name, "source 0", self.sources[0].type)
+        devices = list(placement_of(want).device_names)  # type: ignore[union-attr]
         res_on = placement_of(res)
         if not isinstance(res_on, OnAttr) or list(res_on.device_names) != devices:
             raise VerifyException(
@@ -562,16 +592,32 @@ class CopyOp(_UnaryMultiOp):
     def print(self, printer: Printer) -> None:
         print_unary(printer, self, self.source, arrow=True)
 
+    @classmethod
+    def infer_result_type(cls, source: TensorType, destination: OnAttr | ShardAttr) -> TensorType:
+        """The result type: `source`'s logical shape placed by `destination` (the free choice,
+        which decides the transfer, see `copy_kind`)."""
+        _expect_placed(cls.name, "source", source)
+        return cls._checked_destination(
+            TensorType(source.element_type, source.get_shape(), destination)
+        )
+
+    @classmethod
+    def _checked_destination(cls, res: TensorType) -> TensorType:
+        res = expect_tensor(cls.name, "result", res)
+        dst = _expect_placed(cls.name, "result", res)
+        if isinstance(dst, ShardAttr) and not dst.axis_index < len(res.get_shape()):
+            raise VerifyException(
+                f"{cls.name}: result shard axis {dst.axis_index} is out of range for rank "
+                f"{len(res.get_shape())}"
+            )
+        return res
+
     def verify_(self) -> None:
         src, res = self._types()
         _expect_placed(self.name, "source", src)
-        dst = _expect_placed(self.name, "result", res)
+        _expect_placed(self.name, "result", res)
         _same_element_type(self.name, src, res)
-        if isinstance(dst, ShardAttr) and not dst.axis_index < len(res.get_shape()):
-            raise VerifyException(
-                f"{self.name}: result shard axis {dst.axis_index} is out of range for rank "
-                f"{len(res.get_shape())}"
-            )
+        self._checked_destination(res)
         if src.get_shape() != res.get_shape():
             raise VerifyException(
                 f"{self.name}: the source's logical shape {list(src.get_shape())} differs from "
@@ -616,10 +662,22 @@ class AllreduceOp(_UnaryMultiOp):
     def print(self, printer: Printer) -> None:
         print_unary(printer, self, self.source, prefix=f"{self.kind.data} ", arrow=True)
 
+    @classmethod
+    def infer_result_type(
+        cls,
+        kind: ReduceKind | str | StringAttr,
+        source: TensorType,
+        devices: Sequence[str] | None = None,
+    ) -> TensorType:
+        """The result type: `source`'s buffer shape on `devices` (the free choice; None keeps
+        the source's devices)."""
+        reduce_kind_of(cls.name, kind if isinstance(kind, StringAttr) else StringAttr(str(kind)))
+        on = _expect_on(cls.name, "source", source)
+        return on_type(source, on.device_names if devices is None else devices)
+
     def verify_(self) -> None:
-        reduce_kind_of(self.name, self.kind)
         src, res = self._types()
-        _expect_on(self.name, "source", src)
+        self.infer_result_type(self.kind, src)
         _expect_on(self.name, "result", res)
         _same_element_type(self.name, src, res)
         if src.get_shape() != res.get_shape():

@@ -9,7 +9,7 @@ checks it with `_check_result_encoding`.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import (
     I64,
@@ -159,23 +159,24 @@ class ReshapeOp(_UnaryTgOp):
     def print(self, printer: Printer) -> None:
         print_unary(printer, self, self.source)
 
-    def verify_(self) -> None:
-        src, res = self._types()
-        old, new = src.get_shape(), res.get_shape()
+    @classmethod
+    def infer_result_type(cls, source: TensorType, shape: Sequence[int]) -> TensorType:
+        """The result type for the new `shape` (the free choice): the encoding is kept, or for a
+        sharded operand moves to the new shard axis (SPEC §3)."""
+        old, new = source.get_shape(), tuple(shape)
         if math.prod(old) != math.prod(new):
             raise VerifyException(
-                f"{self.name}: cannot reshape {list(old)} ({plural(math.prod(old), 'element')}) "
+                f"{cls.name}: cannot reshape {list(old)} ({plural(math.prod(old), 'element')}) "
                 f"to {list(new)} ({plural(math.prod(new), 'element')})"
             )
-        shard = placement_of(src)
+        shard = placement_of(source)
         if not isinstance(shard, ShardAttr):
-            _check_same_encoding(self.name, src, res)
-            return
+            return TensorType(source.element_type, new, source.encoding)
         a, n = shard.axis_index, shard.num_devices
         a2 = reshape_shard_axis(old, new, a)
         if a2 is None:
             raise VerifyException(
-                f"{self.name}: reshape {list(old)} -> {list(new)} moves the shard boundary of "
+                f"{cls.name}: reshape {list(old)} -> {list(new)} moves the shard boundary of "
                 f"axis {a}: no new axis starts after {plural(math.prod(old[:a]), 'element')}"
             )
         allowed = new[a2] == old[a]
@@ -185,10 +186,15 @@ class ReshapeOp(_UnaryTgOp):
             allowed = math.prod(local[a:]) % math.prod(new[a2 + 1 :]) == 0
         if not allowed:
             raise VerifyException(
-                f"{self.name}: reshape {list(old)} -> {list(new)} of a value sharded on axis {a} "
+                f"{cls.name}: reshape {list(old)} -> {list(new)} of a value sharded on axis {a} "
                 f"over {plural(n, 'device')} would move elements between devices"
             )
-        _check_result_encoding(self.name, src, res, ShardAttr(shard.devices, a2))
+        return TensorType(source.element_type, new, ShardAttr(shard.devices, a2))
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        want = self.infer_result_type(src, res.get_shape())
+        _check_result_encoding(self.name, src, res, encoding_of(want))
 
 
 @irdl_op_definition
@@ -223,25 +229,30 @@ class PermuteOp(_UnaryTgOp):
     def print(self, printer: Printer) -> None:
         print_unary(printer, self, self.source, " " + int_list_text(self.order_list))
 
-    def verify_(self) -> None:
-        src, res = self._types()
-        order, shape = self.order_list, src.get_shape()
+    @classmethod
+    def infer_result_type(cls, source: TensorType, order: Sequence[int]) -> TensorType:
+        """The result type: axes reordered; a shard axis moves with its data."""
+        shape = source.get_shape()
         if sorted(order) != list(range(len(shape))):
             raise VerifyException(
-                f"{self.name}: order {list(order)} is not a permutation of "
+                f"{cls.name}: order {list(order)} is not a permutation of "
                 f"{'the ' if len(shape) != 1 else ''}{plural(len(shape), 'axis', 'axes')}"
             )
-        want = [shape[i] for i in order]
-        if list(res.get_shape()) != want:
-            raise VerifyException(
-                f"{self.name}: result shape must be {want}, found {list(res.get_shape())}"
-            )
-        shard = placement_of(src)
+        encoding: Attribute = source.encoding
+        shard = placement_of(source)
         if isinstance(shard, ShardAttr):
-            new_axis = list(order).index(shard.axis_index)
-            _check_result_encoding(self.name, src, res, ShardAttr(shard.devices, new_axis))
-        else:
-            _check_same_encoding(self.name, src, res)
+            encoding = ShardAttr(shard.devices, list(order).index(shard.axis_index))
+        return TensorType(source.element_type, [shape[i] for i in order], encoding)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        want = self.infer_result_type(src, self.order_list)
+        if res.get_shape() != want.get_shape():
+            raise VerifyException(
+                f"{self.name}: result shape must be {list(want.get_shape())}, "
+                f"found {list(res.get_shape())}"
+            )
+        _check_result_encoding(self.name, src, res, encoding_of(want))
 
 
 @irdl_op_definition
@@ -267,25 +278,31 @@ class ExpandOp(_UnaryTgOp):
     def print(self, printer: Printer) -> None:
         print_unary(printer, self, self.source)
 
-    def verify_(self) -> None:
-        src, res = self._types()
-        old, new = src.get_shape(), res.get_shape()
+    @classmethod
+    def infer_result_type(cls, source: TensorType, shape: Sequence[int]) -> TensorType:
+        """The result type for the expanded `shape` (the free choice); the encoding is kept."""
+        old, new = source.get_shape(), tuple(shape)
         if len(old) != len(new):
             raise VerifyException(
-                f"{self.name}: expand keeps the rank: operand {list(old)}, result {list(new)}"
+                f"{cls.name}: expand keeps the rank: operand {list(old)}, result {list(new)}"
             )
         for i, (o, n) in enumerate(zip(old, new, strict=True)):
             if o != n and o != 1:
                 raise VerifyException(
-                    f"{self.name}: axis {i} of size {o} cannot expand to {n} (only size 1 expands)"
+                    f"{cls.name}: axis {i} of size {o} cannot expand to {n} (only size 1 expands)"
                 )
-        shard = placement_of(src)
+        shard = placement_of(source)
         if isinstance(shard, ShardAttr):
             a = shard.axis_index
             if old[a] != new[a]:
                 raise VerifyException(
-                    f"{self.name}: cannot expand the shard axis {a} from {old[a]} to {new[a]}"
+                    f"{cls.name}: cannot expand the shard axis {a} from {old[a]} to {new[a]}"
                 )
+        return TensorType(source.element_type, new, source.encoding)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        self.infer_result_type(src, res.get_shape())
         _check_same_encoding(self.name, src, res)
 
 
@@ -396,6 +413,34 @@ class _BoundsOp(_UnaryTgOp):
         return self.bounds
 
 
+def _check_bounds_count(op_name: str, bounds: Sequence[tuple[Bound, Bound]], rank: int) -> None:
+    if len(bounds) != rank:
+        raise VerifyException(
+            f"{op_name}: expected {plural(rank, '[lo, hi] bound')} for rank {rank}, "
+            f"found {len(bounds)}"
+        )
+
+
+def _bounds_result_shape(
+    op_name: str,
+    bounds: Sequence[tuple[Bound, Bound]],
+    shape: Sequence[int] | None,
+    size: Callable[[int, int, int], int],
+) -> tuple[int, ...]:
+    """The result shape of a pad or shrink: `shape` when given (the free choice, needed with
+    dynamic bounds), else `size(i, lo, hi)` of each axis's static bounds."""
+    if shape is not None:
+        return tuple(shape)
+    out: list[int] = []
+    for i, (lo, hi) in enumerate(bounds):
+        if not (isinstance(lo, int) and isinstance(hi, int)):
+            raise VerifyException(
+                f"{op_name}: axis {i} has a dynamic bound, so the result shape must be given"
+            )
+        out.append(size(i, lo, hi))
+    return tuple(out)
+
+
 def _pad_value_text(value: Attribute) -> str:
     if isinstance(value, FloatAttr):
         text = repr(float(value.value.data))
@@ -495,47 +540,65 @@ class PadOp(_BoundsOp):
         print_attr_dict(printer, self.attributes)
         print_unary_types(printer, self.source.type, self.result.type)
 
-    def verify_(self) -> None:
-        src, res = self._types()
-        if (self.value is None) == (self.invalid is None):
-            raise VerifyException(f"{self.name}: needs exactly one of a fill value or 'invalid'")
-        if self.value is not None and (
-            not isinstance(self.value, FloatAttr | IntegerAttr)
-            or self.value.type != src.element_type
+    @classmethod
+    def infer_result_type(
+        cls,
+        source: TensorType,
+        bounds: Sequence[tuple[Bound, Bound]],
+        value: Attribute | None = None,
+        shape: Sequence[int] | None = None,
+    ) -> TensorType:
+        """The result type of padding `source` by `bounds` with `value` (None: Invalid). The
+        result `shape` is the free choice where a bound is dynamic; None computes it from
+        static bounds. The encoding is kept; a sharded axis cannot be padded."""
+        if value is not None and (
+            not isinstance(value, FloatAttr | IntegerAttr) or value.type != source.element_type
         ):
             raise VerifyException(
-                f"{self.name}: fill value {self.value} does not match element type "
-                f"{src.element_type}"
+                f"{cls.name}: fill value {value} does not match element type "
+                f"{source.element_type}"
             )
-        old, new = src.get_shape(), res.get_shape()
-        bounds = self._check_bounds_rank(len(old))
-        if len(new) != len(old):
-            raise VerifyException(f"{self.name}: pad keeps the rank: {list(old)} -> {list(new)}")
+        old = source.get_shape()
+        _check_bounds_count(cls.name, bounds, len(old))
         for i, (lo, hi) in enumerate(bounds):
             for b in (lo, hi):
                 if isinstance(b, int) and b < 0:
-                    raise VerifyException(f"{self.name}: axis {i} has negative padding {b}")
+                    raise VerifyException(f"{cls.name}: axis {i} has negative padding {b}")
+        new = _bounds_result_shape(
+            cls.name, bounds, shape, lambda i, lo, hi: old[i] + lo + hi
+        )
+        if len(new) != len(old):
+            raise VerifyException(f"{cls.name}: pad keeps the rank: {list(old)} -> {list(new)}")
+        for i, (lo, hi) in enumerate(bounds):
             if isinstance(lo, int) and isinstance(hi, int) and old[i] + lo + hi != new[i]:
                 raise VerifyException(
-                    f"{self.name}: axis {i}: {old[i]} + {lo} + {hi} = {old[i] + lo + hi}, "
+                    f"{cls.name}: axis {i}: {old[i]} + {lo} + {hi} = {old[i] + lo + hi}, "
                     f"but the result has {new[i]}"
                 )
             if new[i] < old[i]:
                 raise VerifyException(
-                    f"{self.name}: axis {i} shrinks from {old[i]} to {new[i]}"
+                    f"{cls.name}: axis {i} shrinks from {old[i]} to {new[i]}"
                 )
-        shard = placement_of(src)
+        shard = placement_of(source)
         if isinstance(shard, ShardAttr):
             a = shard.axis_index
             lo, hi = bounds[a]
             if not (isinstance(lo, int) and isinstance(hi, int)):
                 raise VerifyException(
-                    f"{self.name}: bounds on the shard axis {a} must be static"
+                    f"{cls.name}: bounds on the shard axis {a} must be static"
                 )
             if (lo, hi) != (0, 0):
                 raise VerifyException(
-                    f"{self.name}: cannot pad the shard axis {a} (padding [{lo}, {hi}])"
+                    f"{cls.name}: cannot pad the shard axis {a} (padding [{lo}, {hi}])"
                 )
+        return TensorType(source.element_type, new, source.encoding)
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        if (self.value is None) == (self.invalid is None):
+            raise VerifyException(f"{self.name}: needs exactly one of a fill value or 'invalid'")
+        bounds = self._check_bounds_rank(len(src.get_shape()))
+        self.infer_result_type(src, bounds, self.value, res.get_shape())
         _check_same_encoding(self.name, src, res)
 
 
@@ -605,51 +668,66 @@ class ShrinkOp(_BoundsOp):
                 return k
         return None
 
-    def verify_(self) -> None:
-        src, res = self._types()
-        old, new = src.get_shape(), res.get_shape()
-        bounds = self._check_bounds_rank(len(old))
-        if len(new) != len(old):
-            raise VerifyException(
-                f"{self.name}: shrink keeps the rank: {list(old)} -> {list(new)}"
-            )
+    @classmethod
+    def infer_result_type(
+        cls,
+        source: TensorType,
+        bounds: Sequence[tuple[Bound, Bound]],
+        shape: Sequence[int] | None = None,
+    ) -> TensorType:
+        """The result type of keeping rows [lo, hi) of each axis of `source`. The result
+        `shape` is the free choice where a bound is dynamic; None computes it from static
+        bounds. The encoding is kept, except that selecting exactly one shard of the shard axis
+        gives a `#multi.on` value on the operand's devices (SPEC §3)."""
+        old = source.get_shape()
+        _check_bounds_count(cls.name, bounds, len(old))
         for i, (lo, hi) in enumerate(bounds):
             if isinstance(lo, int) and not 0 <= lo <= old[i]:
                 raise VerifyException(
-                    f"{self.name}: axis {i}: lower bound {lo} is outside [0, {old[i]}]"
+                    f"{cls.name}: axis {i}: lower bound {lo} is outside [0, {old[i]}]"
                 )
             if isinstance(hi, int) and not 0 <= hi <= old[i]:
                 raise VerifyException(
-                    f"{self.name}: axis {i}: upper bound {hi} is outside [0, {old[i]}]"
+                    f"{cls.name}: axis {i}: upper bound {hi} is outside [0, {old[i]}]"
                 )
+            if isinstance(lo, int) and isinstance(hi, int) and hi < lo:
+                raise VerifyException(f"{cls.name}: axis {i}: bounds [{lo}, {hi}] are reversed")
+        new = _bounds_result_shape(cls.name, bounds, shape, lambda i, lo, hi: hi - lo)
+        if len(new) != len(old):
+            raise VerifyException(
+                f"{cls.name}: shrink keeps the rank: {list(old)} -> {list(new)}"
+            )
+        for i, (lo, hi) in enumerate(bounds):
             if isinstance(lo, int) and isinstance(hi, int):
-                if hi < lo:
-                    raise VerifyException(f"{self.name}: axis {i}: bounds [{lo}, {hi}] are reversed")
                 if hi - lo != new[i]:
                     raise VerifyException(
-                        f"{self.name}: axis {i}: [{lo}, {hi}] keeps {plural(hi - lo, 'row')}, "
+                        f"{cls.name}: axis {i}: [{lo}, {hi}] keeps {plural(hi - lo, 'row')}, "
                         f"but the result has {new[i]}"
                     )
             elif new[i] > old[i]:
-                raise VerifyException(f"{self.name}: axis {i} grows from {old[i]} to {new[i]}")
-        shard = placement_of(src)
+                raise VerifyException(f"{cls.name}: axis {i} grows from {old[i]} to {new[i]}")
+        shard = placement_of(source)
         if not isinstance(shard, ShardAttr):
-            _check_same_encoding(self.name, src, res)
-            return
+            return TensorType(source.element_type, new, source.encoding)
         a, n = shard.axis_index, shard.num_devices
         lo, hi = bounds[a]
         if not (isinstance(lo, int) and isinstance(hi, int)):
-            raise VerifyException(f"{self.name}: bounds on the shard axis {a} must be static")
+            raise VerifyException(f"{cls.name}: bounds on the shard axis {a} must be static")
         if (lo, hi) == (0, old[a]):
-            _check_same_encoding(self.name, src, res)
-            return
+            return TensorType(source.element_type, new, source.encoding)
         owned = [shard_bounds(old[a], n, k) for k in range(n)]
         if (lo, hi) not in [b for b in owned if b[1] > b[0]]:
             raise VerifyException(
-                f"{self.name}: shrink [{lo}, {hi}] on the shard axis {a} must keep the whole "
+                f"{cls.name}: shrink [{lo}, {hi}] on the shard axis {a} must keep the whole "
                 f"axis [0, {old[a]}] or exactly one non-empty shard of {pairs_text(owned)}"
             )
-        _check_result_encoding(self.name, src, res, OnAttr(shard.devices))
+        return TensorType(source.element_type, new, OnAttr(shard.devices))
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        bounds = self._check_bounds_rank(len(src.get_shape()))
+        want = self.infer_result_type(src, bounds, res.get_shape())
+        _check_result_encoding(self.name, src, res, encoding_of(want))
 
 
 @irdl_op_definition
@@ -686,14 +764,20 @@ class FlipOp(_UnaryTgOp):
     def print(self, printer: Printer) -> None:
         print_unary(printer, self, self.source, " " + int_list_text(self.axes_list))
 
+    @classmethod
+    def infer_result_type(cls, source: TensorType, axes: Sequence[int]) -> TensorType:
+        """The result type: the operand's; the shard axis cannot be flipped."""
+        _check_axes(cls.name, axes, len(source.get_shape()))
+        shard = placement_of(source)
+        if isinstance(shard, ShardAttr) and shard.axis_index in axes:
+            raise VerifyException(f"{cls.name}: cannot flip the shard axis {shard.axis_index}")
+        return source
+
     def verify_(self) -> None:
         src, res = self._types()
         if src != res:
             raise VerifyException(f"{self.name}: result type {res} differs from operand type {src}")
-        _check_axes(self.name, self.axes_list, len(src.get_shape()))
-        shard = placement_of(src)
-        if isinstance(shard, ShardAttr) and shard.axis_index in self.axes_list:
-            raise VerifyException(f"{self.name}: cannot flip the shard axis {shard.axis_index}")
+        self.infer_result_type(src, self.axes_list)
 
 
 # --------------------------------------------------------------------------------------------
@@ -751,22 +835,32 @@ class ReduceOp(_UnaryTgOp):
         axes = " " + int_list_text(self.axes_list)
         print_unary(printer, self, self.source, axes, prefix=f"{self.kind.data} ")
 
+    @classmethod
+    def infer_result_type(
+        cls, kind: ReduceKind | str | StringAttr, source: TensorType, axes: Sequence[int]
+    ) -> TensorType:
+        """The result type: reduced axes kept as size 1; over the shard axis the result is on
+        every device (`#multi.on`), otherwise the encoding is kept."""
+        reduce_kind_of(cls.name, kind if isinstance(kind, StringAttr) else StringAttr(str(kind)))
+        shape = source.get_shape()
+        _check_axes(cls.name, axes, len(shape))
+        encoding: Attribute = source.encoding
+        shard = placement_of(source)
+        if isinstance(shard, ShardAttr) and shard.axis_index in axes:
+            encoding = OnAttr(shard.devices)
+        want = [1 if i in axes else d for i, d in enumerate(shape)]
+        return TensorType(source.element_type, want, encoding)
+
     def verify_(self) -> None:
-        reduce_kind_of(self.name, self.kind)
+        reduce_kind_of(self.name, self.kind)  # before the element types, as it always was
         src, res = self._types()
-        shape = src.get_shape()
-        _check_axes(self.name, self.axes_list, len(shape))
-        want = [1 if i in self.axes_list else d for i, d in enumerate(shape)]
-        if list(res.get_shape()) != want:
+        want = self.infer_result_type(self.kind, src, self.axes_list)
+        if res.get_shape() != want.get_shape():
             raise VerifyException(
-                f"{self.name}: result shape must be {want} (reduced axes kept as 1), "
-                f"found {list(res.get_shape())}"
+                f"{self.name}: result shape must be {list(want.get_shape())} (reduced axes kept "
+                f"as 1), found {list(res.get_shape())}"
             )
-        shard = placement_of(src)
-        if isinstance(shard, ShardAttr) and shard.axis_index in self.axes_list:
-            _check_result_encoding(self.name, src, res, OnAttr(shard.devices))
-        else:
-            _check_same_encoding(self.name, src, res)
+        _check_result_encoding(self.name, src, res, encoding_of(want))
 
 
 @irdl_op_definition
@@ -794,9 +888,14 @@ class ContiguousOp(_UnaryTgOp):
     def print(self, printer: Printer) -> None:
         print_unary(printer, self, self.source)
 
+    @classmethod
+    def infer_result_type(cls, source: TensorType) -> TensorType:
+        """The result type: the operand's."""
+        return source
+
     def verify_(self) -> None:
         src, res = self._types()
-        if src != res:
+        if src != self.infer_result_type(res):
             raise VerifyException(f"{self.name}: result type {res} differs from operand type {src}")
 
 
@@ -839,9 +938,7 @@ class CmpOp(IRDLOperation):
     ):
         res = result_type
         if res is None:
-            t = lhs.type
-            assert isinstance(t, TensorType)
-            res = TensorType(IntegerType(1), t.get_shape(), t.encoding)
+            res = self.infer_result_type(predicate, lhs.type, rhs.type)
         super().__init__(
             operands=[lhs, rhs],
             result_types=[res],
@@ -883,18 +980,25 @@ class CmpOp(IRDLOperation):
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
 
-    def verify_(self) -> None:
-        if self.predicate.data not in tuple(CmpPredicate):
+    @classmethod
+    def infer_result_type(
+        cls, predicate: CmpPredicate | str | StringAttr, lhs: Attribute, rhs: Attribute
+    ) -> TensorType:
+        """The result type: i1 with the operands' (one) shape and encoding."""
+        pred = predicate.data if isinstance(predicate, StringAttr) else str(predicate)
+        if pred not in tuple(CmpPredicate):
             raise VerifyException(
-                f"{self.name}: predicate '{self.predicate.data}' is not one of "
-                f"{', '.join(CmpPredicate)}"
+                f"{cls.name}: predicate '{pred}' is not one of {', '.join(CmpPredicate)}"
             )
-        lhs = expect_tensor(self.name, "lhs", self.lhs.type)
-        rhs = expect_tensor(self.name, "rhs", self.rhs.type)
+        lhs_t = expect_tensor(cls.name, "lhs", lhs)
+        rhs_t = expect_tensor(cls.name, "rhs", rhs)
+        if lhs_t != rhs_t:
+            raise VerifyException(f"{cls.name}: operand types differ: {lhs_t} and {rhs_t}")
+        return TensorType(IntegerType(1), lhs_t.get_shape(), lhs_t.encoding)
+
+    def verify_(self) -> None:
+        want = self.infer_result_type(self.predicate, self.lhs.type, self.rhs.type)
         res = expect_tensor(self.name, "result", self.result.type)
-        if lhs != rhs:
-            raise VerifyException(f"{self.name}: operand types differ: {lhs} and {rhs}")
-        want = TensorType(IntegerType(1), lhs.get_shape(), lhs.encoding)
         if res != want:
             raise VerifyException(f"{self.name}: result must be {want}, found {res}")
 
@@ -925,18 +1029,33 @@ class WhereOp(IRDLOperation):
             operands=[cond, true_value, false_value], result_types=[true_value.type]
         )
 
-    def verify_(self) -> None:
-        c = expect_tensor(self.name, "condition", self.cond.type)
-        t = expect_tensor(self.name, "true value", self.true_value.type)
-        f = expect_tensor(self.name, "false value", self.false_value.type)
-        res = expect_tensor(self.name, "result", self.result.type)
+    @classmethod
+    def infer_result_type(
+        cls,
+        cond: Attribute,
+        true_value: Attribute,
+        false_value: Attribute,
+        result: Attribute | None = None,
+    ) -> TensorType:
+        """The result type: the values' one type; the condition is i1 of that shape and
+        encoding. `result`, when given, is the declared type to check too."""
+        c = expect_tensor(cls.name, "condition", cond)
+        t = expect_tensor(cls.name, "true value", true_value)
+        f = expect_tensor(cls.name, "false value", false_value)
+        res = t if result is None else expect_tensor(cls.name, "result", result)
         if t != f or res != t:
             raise VerifyException(
-                f"{self.name}: values and result must share one type, found {t}, {f} -> {res}"
+                f"{cls.name}: values and result must share one type, found {t}, {f} -> {res}"
             )
         want = TensorType(IntegerType(1), t.get_shape(), t.encoding)
         if c != want:
-            raise VerifyException(f"{self.name}: condition must be {want}, found {c}")
+            raise VerifyException(f"{cls.name}: condition must be {want}, found {c}")
+        return t
+
+    def verify_(self) -> None:
+        self.infer_result_type(
+            self.cond.type, self.true_value.type, self.false_value.type, self.result.type
+        )
 
 
 @irdl_op_definition
@@ -962,10 +1081,16 @@ class CastOp(_UnaryTgOp):
     def print(self, printer: Printer) -> None:
         print_unary(printer, self, self.source, arrow=True)
 
+    @classmethod
+    def infer_result_type(cls, source: TensorType, element_type: Attribute) -> TensorType:
+        """The result type: `source`'s shape and encoding with `element_type` (the free
+        choice)."""
+        return TensorType(element_type, source.get_shape(), source.encoding)
+
     def verify_(self) -> None:
         src = expect_tensor(self.name, "operand", self.source.type)
         res = expect_tensor(self.name, "result", self.result.type)
-        if src.get_shape() != res.get_shape() or src.encoding != res.encoding:
+        if res != self.infer_result_type(src, res.element_type):
             raise VerifyException(
                 f"{self.name}: shape and encoding must be kept: {src} -> {res}"
             )
