@@ -42,6 +42,7 @@ from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from xdsl_multi.dialects.element_types import is_bool, is_int
 from xdsl_multi.dialects.multi import (
     OnAttr,
     ReduceKind,
@@ -801,9 +802,10 @@ class ContiguousOp(_UnaryTgOp):
 
 
 class CmpPredicate(StrEnum):
-    """The predicates of `tg.cmp` (signed for integers, ordered for floats except ne): the
-    values of its `predicate` property (a StringAttr, so the generic form stays
-    `predicate = "lt"` and a wrong string gets the verifier's message)."""
+    """The predicates of `tg.cmp` (signed for integers, ordered for floats except ne; ult ule
+    ugt uge read integers as unsigned and take no floats): the values of its `predicate`
+    property (a StringAttr, so the generic form stays `predicate = "lt"` and a wrong string gets
+    the verifier's message)."""
 
     LT = "lt"
     LE = "le"
@@ -811,6 +813,19 @@ class CmpPredicate(StrEnum):
     GE = "ge"
     EQ = "eq"
     NE = "ne"
+    ULT = "ult"
+    ULE = "ule"
+    UGT = "ugt"
+    UGE = "uge"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.value.startswith("u")
+
+    @property
+    def relation(self) -> CmpPredicate:
+        """The predicate without its unsigned reading (`ult` -> `lt`)."""
+        return CmpPredicate(self.value[1:]) if self.is_unsigned else self
 
 
 @irdl_op_definition
@@ -894,6 +909,11 @@ class CmpOp(IRDLOperation):
         res = expect_tensor(self.name, "result", self.result.type)
         if lhs != rhs:
             raise VerifyException(f"{self.name}: operand types differ: {lhs} and {rhs}")
+        if self.cmp_predicate.is_unsigned and not is_int(lhs):
+            raise VerifyException(
+                f"{self.name}: unsigned predicate '{self.predicate.data}' needs integer "
+                f"operands, found {lhs.element_type}"
+            )
         want = TensorType(IntegerType(1), lhs.get_shape(), lhs.encoding)
         if res != want:
             raise VerifyException(f"{self.name}: result must be {want}, found {res}")
@@ -945,22 +965,34 @@ class CastOp(_UnaryTgOp):
 
     ```mlir
     %l = tg.cast %x : tensor<8x4xf32> -> tensor<8x4xi32>
+    %f = tg.cast %u unsigned : tensor<4xi32> -> tensor<4xf32>
     ```
-    tinygrad: `x.cast(dtype)`.
+    `unsigned` reads (or writes) the integer side as unsigned: uint -> float, float -> uint
+    (saturating to [0, 2^N - 1]), and zero extension of an unsigned source in int -> int.
+    tinygrad: `x.cast(dtype)` (`unsigned` for its uint8..uint64 dtypes).
     """
 
     name = "tg.cast"
+    unsigned = opt_prop_def(UnitAttr)
 
-    def __init__(self, source: SSAValue, result_type: Attribute):
-        super().__init__(operands=[source], result_types=[result_type])
+    def __init__(self, source: SSAValue, result_type: Attribute, unsigned: bool = False):
+        super().__init__(
+            operands=[source],
+            result_types=[result_type],
+            properties={"unsigned": UnitAttr()} if unsigned else {},
+        )
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.unsigned is not None
 
     @classmethod
     def parse(cls, parser: Parser) -> CastOp:
-        form = parse_unary(parser, no_extra)
-        return form.finish(cls(form.resolve(parser), form.out_type))
+        form = parse_unary(parser, lambda: parser.parse_optional_keyword("unsigned") is not None)
+        return form.finish(cls(form.resolve(parser), form.out_type, form.extra))
 
     def print(self, printer: Printer) -> None:
-        print_unary(printer, self, self.source, arrow=True)
+        print_unary(printer, self, self.source, " unsigned" if self.is_unsigned else "", arrow=True)
 
     def verify_(self) -> None:
         src = expect_tensor(self.name, "operand", self.source.type)
@@ -968,6 +1000,13 @@ class CastOp(_UnaryTgOp):
         if src.get_shape() != res.get_shape() or src.encoding != res.encoding:
             raise VerifyException(
                 f"{self.name}: shape and encoding must be kept: {src} -> {res}"
+            )
+        if self.is_unsigned and not any(
+            is_int(t) and not is_bool(t) for t in (src.element_type, res.element_type)
+        ):
+            raise VerifyException(
+                f"{self.name}: unsigned needs an integer side wider than i1 (an i1 is 0 or 1 "
+                f"either way), found {src.element_type} -> {res.element_type}"
             )
 
 
