@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from compiled_runs import MODES, lowered
-from pipeline_check import compare, check_program_on
+from pipeline_check import check_program_on, compare
 
 from xdsl_multi.runtime.program import Program
 
