@@ -397,6 +397,57 @@ class MultiOp(_UnaryMultiOp):
 
 
 @irdl_op_definition
+class LocalOp(_UnaryMultiOp):
+    """The inverse of MULTI: each device's local buffer of a shard value, as a `#multi.on` value
+    on the same devices with the local (ceil) shape; rows past the logical length are Invalid.
+
+    ```mlir
+    %l = multi.local %m : tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+           -> tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
+    ```
+    tinygrad: `UNSHARD.src[0]` (the per-device buffers under a MULTI).
+    """
+
+    name = "multi.local"
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(self, source: SSAValue, result_type: Attribute):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        src, res = self._types()
+        shard = placement_of(src)
+        if not isinstance(shard, ShardAttr):
+            raise VerifyException(f"{self.name}: source must be #multi.shard, found {src}")
+        on = placement_of(res)
+        if not isinstance(on, OnAttr):
+            raise VerifyException(
+                f"{self.name}: result must be placed on a tuple of devices (#multi.on), "
+                f"found {res}"
+            )
+        if on.device_names != shard.device_names:
+            raise VerifyException(
+                f"{self.name}: result devices {string_list(on.device_names)} differ from "
+                f"source devices {string_list(shard.device_names)}"
+            )
+        _same_element_type(self.name, src, res)
+        logical, local = src.get_shape(), res.get_shape()
+        axis, n = shard.axis_index, shard.num_devices
+        if axis >= len(logical):
+            raise VerifyException(
+                f"{self.name}: source shard axis {axis} is out of range for rank {len(logical)}"
+            )
+        want = list(logical)
+        want[axis] = local_length(logical[axis], n)
+        if list(local) != want:
+            raise VerifyException(
+                f"{self.name}: result shape {list(local)} is not the local shape {want} of "
+                f"{list(logical)} sharded on axis {axis} over {plural(n, 'device')} "
+                f"(ceil({logical[axis]}/{n}) = {want[axis]} rows)"
+            )
+
+
+@irdl_op_definition
 class MselectOp(_UnaryMultiOp):
     """MSELECT: device `index`'s buffer out of a multi-device buffer.
 
@@ -888,6 +939,6 @@ def _check_block_args(
 
 Multi = Dialect(
     "multi",
-    [MultiOp, MselectOp, MstackOp, CopyOp, AllreduceOp],
+    [MultiOp, LocalOp, MselectOp, MstackOp, CopyOp, AllreduceOp],
     [OnAttr, ShardAttr],
 )

@@ -42,6 +42,7 @@ from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from xdsl_multi.dialects.element_types import is_bool, is_int
 from xdsl_multi.dialects.multi import (
     OnAttr,
     ReduceKind,
@@ -900,9 +901,10 @@ class ContiguousOp(_UnaryTgOp):
 
 
 class CmpPredicate(StrEnum):
-    """The predicates of `tg.cmp` (signed for integers, ordered for floats except ne): the
-    values of its `predicate` property (a StringAttr, so the generic form stays
-    `predicate = "lt"` and a wrong string gets the verifier's message)."""
+    """The predicates of `tg.cmp` (signed for integers, ordered for floats except ne; ult ule
+    ugt uge read integers as unsigned and take no floats): the values of its `predicate`
+    property (a StringAttr, so the generic form stays `predicate = "lt"` and a wrong string gets
+    the verifier's message)."""
 
     LT = "lt"
     LE = "le"
@@ -910,6 +912,19 @@ class CmpPredicate(StrEnum):
     GE = "ge"
     EQ = "eq"
     NE = "ne"
+    ULT = "ult"
+    ULE = "ule"
+    UGT = "ugt"
+    UGE = "uge"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.value.startswith("u")
+
+    @property
+    def relation(self) -> CmpPredicate:
+        """The predicate without its unsigned reading (`ult` -> `lt`)."""
+        return CmpPredicate(self.value[1:]) if self.is_unsigned else self
 
 
 @irdl_op_definition
@@ -994,6 +1009,11 @@ class CmpOp(IRDLOperation):
         rhs_t = expect_tensor(cls.name, "rhs", rhs)
         if lhs_t != rhs_t:
             raise VerifyException(f"{cls.name}: operand types differ: {lhs_t} and {rhs_t}")
+        if CmpPredicate(pred).is_unsigned and not is_int(lhs_t):
+            raise VerifyException(
+                f"{cls.name}: unsigned predicate '{pred}' needs integer operands, found "
+                f"{lhs_t.element_type}"
+            )
         return TensorType(IntegerType(1), lhs_t.get_shape(), lhs_t.encoding)
 
     def verify_(self) -> None:
@@ -1064,22 +1084,34 @@ class CastOp(_UnaryTgOp):
 
     ```mlir
     %l = tg.cast %x : tensor<8x4xf32> -> tensor<8x4xi32>
+    %f = tg.cast %u unsigned : tensor<4xi32> -> tensor<4xf32>
     ```
-    tinygrad: `x.cast(dtype)`.
+    `unsigned` reads (or writes) the integer side as unsigned: uint -> float, float -> uint
+    (saturating to [0, 2^N - 1]), and zero extension of an unsigned source in int -> int.
+    tinygrad: `x.cast(dtype)` (`unsigned` for its uint8..uint64 dtypes).
     """
 
     name = "tg.cast"
+    unsigned = opt_prop_def(UnitAttr)
 
-    def __init__(self, source: SSAValue, result_type: Attribute):
-        super().__init__(operands=[source], result_types=[result_type])
+    def __init__(self, source: SSAValue, result_type: Attribute, unsigned: bool = False):
+        super().__init__(
+            operands=[source],
+            result_types=[result_type],
+            properties={"unsigned": UnitAttr()} if unsigned else {},
+        )
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.unsigned is not None
 
     @classmethod
     def parse(cls, parser: Parser) -> CastOp:
-        form = parse_unary(parser, no_extra)
-        return form.finish(cls(form.resolve(parser), form.out_type))
+        form = parse_unary(parser, lambda: parser.parse_optional_keyword("unsigned") is not None)
+        return form.finish(cls(form.resolve(parser), form.out_type, form.extra))
 
     def print(self, printer: Printer) -> None:
-        print_unary(printer, self, self.source, arrow=True)
+        print_unary(printer, self, self.source, " unsigned" if self.is_unsigned else "", arrow=True)
 
     @classmethod
     def infer_result_type(cls, source: TensorType, element_type: Attribute) -> TensorType:
@@ -1093,6 +1125,13 @@ class CastOp(_UnaryTgOp):
         if res != self.infer_result_type(src, res.element_type):
             raise VerifyException(
                 f"{self.name}: shape and encoding must be kept: {src} -> {res}"
+            )
+        if self.is_unsigned and not any(
+            is_int(t) and not is_bool(t) for t in (src.element_type, res.element_type)
+        ):
+            raise VerifyException(
+                f"{self.name}: unsigned needs an integer side wider than i1 (an i1 is 0 or 1 "
+                f"either way), found {src.element_type} -> {res.element_type}"
             )
 
 

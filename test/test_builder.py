@@ -31,7 +31,7 @@ from xdsl_multi.dialects import make_context, multi, tg
 from xdsl_multi.dialects.multi import CopyKind, copy_kind
 from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.pipeline import lower_for_runtime
-from xdsl_multi.runtime.interpreter import run_module
+from xdsl_multi.runtime.interpreter.interpreter import run_module
 from xdsl_multi.runtime.program import Program
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

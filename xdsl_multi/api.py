@@ -43,7 +43,7 @@ from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.multi import program_devices
 from xdsl_multi.levels import Level, LevelError, detect_level
 from xdsl_multi.passes import get_all_passes
-from xdsl_multi.runtime.interpreter import (
+from xdsl_multi.runtime.interpreter.interpreter import (
     InterpreterError,
     argument_names,
     logical_signature,

@@ -310,17 +310,23 @@ def float_to_int(x: np.ndarray, width: int, signed: bool) -> np.ndarray:
     return wrap_int(r, width)
 
 
-def c_cast(x: np.ndarray, src_float: bool, src_width: int, dst_dtype: np.dtype) -> np.ndarray:
+def c_cast(
+    x: np.ndarray, src_float: bool, src_width: int, dst_dtype: np.dtype, unsigned: bool = False
+) -> np.ndarray:
     """tg.cast: convert like C. float -> int truncates toward zero (saturating, NaN -> 0);
-    int -> float rounds to nearest; i1 reads as 0 or 1; any nonzero value cast to i1 is 1."""
+    int -> float rounds to nearest; i1 reads as 0 or 1; any nonzero value cast to i1 is 1.
+    `unsigned` reads (or writes) the integer side as unsigned: uint -> float, float -> uint
+    saturating to [0, 2^N - 1], and an int source zero-extends."""
     x = np.asarray(x)
     if dst_dtype == np.bool_:
         return x != 0
+    if unsigned and not src_float and x.dtype != np.bool_:
+        x = as_unsigned(x, src_width)
     if dst_dtype.kind == "f":
         return x.astype(dst_dtype)
     width = dst_dtype.itemsize * 8
     if src_float:
-        return float_to_int(x, width, signed=True)
+        return float_to_int(x, width, signed=not unsigned)
     return x.astype(dst_dtype)
 
 

@@ -58,6 +58,28 @@ def multi_op(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     return [concat_lanes(pieces, axis)]
 
 
+def local(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
+    """The inverse of MULTI: device k's buffer is its rows [lo_k, hi_k) of the logical value,
+    then Invalid rows up to the local length s."""
+    value = args[0]
+    if not isinstance(value, Lanes):
+        raise op_error(op, f"expected a #multi.shard value, found {type(value).__name__}")
+    shard, length = _shard_of(op, op.operands[0].type)
+    n, axis = shard.num_devices, shard.axis_index
+    s = multi.local_length(length, n)
+    buffers = []
+    for k in range(n):
+        lo, hi = shard_bounds(length, n, k)
+        own = take_rows(value, axis, lo, hi)
+        pad_shape = list(value.shape)
+        pad_shape[axis] = s - (hi - lo)
+        padding = Lanes.of(
+            np.zeros(pad_shape, value.data.dtype), np.zeros(pad_shape, dtype=bool)
+        )
+        buffers.append(concat_lanes([own, padding], axis))
+    return [OnValue(tuple(buffers))]
+
+
 def mselect(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     assert isinstance(op, multi.MselectOp)
     return [OnValue((_on(op, args[0]).buffers[op.index.value.data],))]
@@ -114,6 +136,7 @@ def allreduce(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
 
 MULTI_HANDLERS: dict[type[Operation], Handler] = {
     multi.MultiOp: multi_op,
+    multi.LocalOp: local,
     multi.MselectOp: mselect,
     multi.MstackOp: mstack,
     multi.CopyOp: copy,

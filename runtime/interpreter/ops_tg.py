@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
 from xdsl.ir import Operation
 
 from xdsl_multi.dialects import tg
-from xdsl_multi.dialects.element_types import is_float
+from xdsl_multi.dialects.element_types import bit_width, is_float
 from xdsl_multi.runtime.interpreter import numerics as nx
 from xdsl_multi.runtime.interpreter.machine import Handler, Machine
 from xdsl_multi.runtime.interpreter.ops_arith import elementwise, pack, parts
@@ -146,15 +146,22 @@ def contiguous(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
 
 def _cmp(op: Operation, d: list[np.ndarray]) -> np.ndarray:
     """Signed for integers (i1 compares false < true, as tinygrad's bools), ordered for floats
-    except ne."""
+    except ne; ult ule ugt uge compare the integers' unsigned values."""
     assert isinstance(op, tg.CmpOp)
-    return nx.compare(op.cmp_predicate, d[0], d[1])
+    pred = op.cmp_predicate
+    if pred.is_unsigned:
+        width = bit_width(op.lhs.type)
+        return nx.compare(pred.relation, nx.as_unsigned(d[0], width), nx.as_unsigned(d[1], width))
+    return nx.compare(pred, d[0], d[1])
 
 
 def _cast(op: Operation, d: list[np.ndarray]) -> np.ndarray:
+    assert isinstance(op, tg.CastOp)
     src = op.operands[0].type
     width = dtype_of(src).itemsize * 8
-    return nx.c_cast(d[0], is_float(src), width, dtype_of(op.results[0].type))
+    return nx.c_cast(
+        d[0], is_float(src), width, dtype_of(op.results[0].type), unsigned=op.is_unsigned
+    )
 
 
 def where(m: Machine, op: Operation, args: list[Value]) -> list[Value]:

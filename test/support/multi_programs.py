@@ -162,3 +162,26 @@ def movement(n: int) -> str:
         f"    func.return %s, %one : {sk}, {sel}"
     )
     return module(d, [x], [sk, sel], body)
+
+
+def local_of_shard(n: int, rows: int, cols: int = 3, axis: int = 0) -> str:
+    """x * x of a (rows, cols) value sharded on `axis` over n devices, then LOCAL of it (the
+    local buffers, Invalid past the logical length), +1 and a sum over the shard axis of the
+    buffers (the Invalid lanes give +1's results 0 and the sum nothing)."""
+    d = devs(n)
+    logical = (rows, cols)
+    local = list(logical)
+    local[axis] = local_length(logical[axis], n)
+    summed = list(local)
+    summed[axis] = 1
+    src, res = t(logical, shard(d, axis)), t(tuple(local), on(d))
+    red = t(tuple(summed), on(d))
+    body = (
+        f"    %y = arith.mulf %a0, %a0 : {src}\n"
+        f"    %l = multi.local %y : {src} -> {res}\n"
+        f"    %one = arith.constant dense<1.0> : {res}\n"
+        f"    %p = arith.addf %l, %one : {res}\n"
+        f"    %s = tg.reduce add %l [{axis}] : {res} -> {red}\n"
+        f"    func.return %p, %s : {res}, {red}"
+    )
+    return module(d, [src], [res, red], body)

@@ -64,9 +64,24 @@ def check_program(text: str, allreduce: str, ring_threshold: int, seed: int) -> 
     """The multi-level program and every stage of the pipeline give the same outputs."""
     where = (f"\n--- options: allreduce={allreduce} ring-threshold={ring_threshold}, "
              f"input seed {seed}\n--- program:\n{text}")
+    check_program_on(text, allreduce, ring_threshold, program_inputs(parse(text), seed), where)
+
+
+def check_program_on(
+    text: str,
+    allreduce: str,
+    ring_threshold: int,
+    inputs: list[np.ndarray],
+    where: str = "",
+    want: list[np.ndarray] | None = None,
+) -> None:
+    """`check_program` on given inputs; with `want` (e.g. numpy's values), the multi-level
+    program must give it too."""
     before = parse(text)
-    inputs = program_inputs(before, seed)
-    want = run_module(before, inputs)
+    got = run_module(before, inputs)
+    if want is not None and (diff := compare(got, want)) is not None:
+        raise AssertionError(f"the multi-level program differs from the expected: {diff}{where}")
+    want = got
     module = before.clone()
     spmd_kernels = [
         s for s in stages(allreduce, ring_threshold, spmd=True) if s.name == "form-kernels"

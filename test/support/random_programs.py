@@ -15,7 +15,7 @@ Coverage:
 - elementwise `arith` (addf subf mulf maximumf minimumf negf, addi subi muli maxsi minsi,
   andi ori xori) and `math` (tanh, exp on small values, absf), splat and non-splat
   `arith.constant dense<...> : tensor<..., #enc>`;
-- `tg.cmp` (all predicates), `tg.where`, `tg.cast` between f32, i32 and i1, `tg.reduce`
+- `tg.cmp` (all predicates; ult ule ugt uge on integers), `tg.where`, `tg.cast` between f32, i32 and i1, `tg.reduce`
   add/mul/max over the shard axis (an allreduce) and off it, `tg.contiguous`;
 - movement: reshape (keeping the shard boundary, including the even-split rule that changes the
   axis length), permute, expand of size-1 axes, pad (static and SSA `index` bounds) and shrink off
@@ -631,7 +631,8 @@ class Builder:
     def op_cmp(self) -> None:
         x = self.pick(lambda v: v.elt != "i1" and v.exact)
         y = self.operand_like(x.shape, x.elt, x.enc, exact=True)
-        pred = self.c.choice(("lt", "le", "gt", "ge", "eq", "ne"))
+        unsigned = ("ult", "ule", "ugt", "uge") if is_int(x.elt) else ()
+        pred = self.c.choice(("lt", "le", "gt", "ge", "eq", "ne", *unsigned))
         if self.c.boolean(0.5):
             x, y = y, x
         self.use(x, y)

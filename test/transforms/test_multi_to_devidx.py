@@ -232,3 +232,10 @@ def test_every_rule_has_a_lit_chunk_that_fires_it(rule: str) -> None:
         assert rule in fired_rules(chunk), f"{path.name} is tagged {rule} but does not fire it"
         if rule not in DIAGNOSTIC_RULES:  # numeric: test_lit_inputs_keep_meaning_at_every_level
             assert path in LIT_INPUTS, path.name
+
+
+@pytest.mark.parametrize("n", DEVICE_COUNTS)
+@pytest.mark.parametrize(("rows", "axis"), [(8, 0), (7, 0), (4, 1)])
+def test_local_gives_local_buffers(n: int, rows: int, axis: int) -> None:
+    # LocalToLocalBuffer: even and uneven shards, empty ones (4 columns over 8 devices)
+    check_equivalent(P.local_of_shard(n, rows, cols=4, axis=axis))

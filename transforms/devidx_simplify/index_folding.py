@@ -6,7 +6,7 @@ Every pattern here works on scalars only; tensors are left to the other pattern 
 
 | pattern | rewrite |
 |---|---|
-| `ConstantFoldIntegerArithmetic` | addi/subi/muli/divsi/remsi/floordivsi/minsi/maxsi of constants |
+| `ConstantFoldIntegerArithmetic` | addi/subi/muli/divsi/remsi/floordivsi/minsi/maxsi/divui/remui of constants |
 | `IndexWithSinglePointRange` | an index value whose range is one point (d with N = 1) -> constant |
 | `CmpiDecidedByRanges` | cmpi whose operand ranges decide it (constants, d < N, d >= 0) -> true/false |
 | `RemOfValueInOneBlock` | remsi(x, m) with trunc(x / m) = q fixed by x's range -> x - q*m, e.g. (d + 0) mod N = d |
@@ -55,12 +55,17 @@ _BINARY: dict[type[Operation], Callable[[int, int], int | None]] = {
     arith.FloorDivSIOp: _no_div_by_zero(lambda a, b: a // b),
     arith.MinSIOp: min,
     arith.MaxSIOp: max,
+    arith.DivUIOp: _no_div_by_zero(lambda a, b: a // b),
+    arith.RemUIOp: _no_div_by_zero(lambda a, b: a % b),
 }
+_UNSIGNED_OPERANDS = (arith.DivUIOp, arith.RemUIOp)
+"""The ops of `_BINARY` that read their operands as unsigned values of the type's width."""
 
 
 class ConstantFoldIntegerArithmetic(RewritePattern):
     """`arith.addi %c2, %c3 : index` -> `arith.constant 5 : index` (and subi, muli, divsi, remsi,
-    floordivsi, minsi, maxsi), wrapping around at the type's width; division by zero stays."""
+    floordivsi, minsi, maxsi, divui, remui), wrapping around at the type's width; divui and
+    remui read the constants as unsigned (-1 : i32 is 4294967295); division by zero stays."""
 
     op_types: ClassVar[OpTypes] = tuple(_BINARY)
 
@@ -72,6 +77,8 @@ class ConstantFoldIntegerArithmetic(RewritePattern):
         if a is None or b is None:
             return
         width = bit_width(op.results[0].type)
+        if isinstance(op, _UNSIGNED_OPERANDS):
+            a, b = a % (1 << width), b % (1 << width)
         overflows = width > 1 and a == -(1 << (width - 1)) and b == -1
         if overflows and isinstance(op, arith.DivSIOp | arith.FloorDivSIOp):
             return  # undefined behaviour: leave it

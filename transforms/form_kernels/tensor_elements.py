@@ -86,6 +86,7 @@ _P = tg.CmpPredicate
 _CMP_FLOAT = {_P.LT: "olt", _P.LE: "ole", _P.GT: "ogt", _P.GE: "oge", _P.EQ: "oeq", _P.NE: "une"}
 _CMP_SIGNED = {_P.LT: "slt", _P.LE: "sle", _P.GT: "sgt", _P.GE: "sge", _P.EQ: "eq", _P.NE: "ne"}
 _CMP_BOOL = {_P.LT: "ult", _P.LE: "ule", _P.GT: "ugt", _P.GE: "uge", _P.EQ: "eq", _P.NE: "ne"}
+_CMP_UNSIGNED = {_P.ULT: "ult", _P.ULE: "ule", _P.UGT: "ugt", _P.UGE: "uge"}
 
 Element = tuple[SNode, Valid]
 
@@ -307,8 +308,9 @@ class TensorEvaluator:
         return self._elementwise(op, idx, lambda a: self._cmp(op, a))
 
     def _tg_cast(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        assert isinstance(op, tg.CastOp)
         et = element_type(value)
-        return self._elementwise(op, idx, lambda a: self._cast(a[0], et))
+        return self._elementwise(op, idx, lambda a: self._cast(a[0], et, op.is_unsigned))
 
     def _elementwise(
         self, op: Operation, idx: Index, build: Callable[[list[SNode]], SNode]
@@ -495,11 +497,14 @@ class TensorEvaluator:
         pred = op.cmp_predicate
         if is_float(t):
             return self.g.cmpf(_CMP_FLOAT[pred], a[0], a[1])
+        if pred.is_unsigned:
+            return self.g.cmpi(_CMP_UNSIGNED[pred], a[0], a[1])
         table = _CMP_BOOL if is_bool(t) else _CMP_SIGNED
         return self.g.cmpi(table[pred], a[0], a[1])
 
-    def _cast(self, x: SNode, dst: Attribute) -> SNode:
-        """C conversion (SPEC §3 tg.cast)."""
+    def _cast(self, x: SNode, dst: Attribute, unsigned: bool = False) -> SNode:
+        """C conversion (SPEC §3 tg.cast); `unsigned` reads or writes the integer side as
+        unsigned (uitofp, fptoui, zero extension)."""
         g = self.g
         src = x.type
         if src == dst:
@@ -513,14 +518,17 @@ class TensorEvaluator:
                     return g.op(arith.TruncFOp, [g.op(arith.ExtFOp, [x], f32)], dst)
                 cls = arith.ExtFOp if bit_width(src) < bit_width(dst) else arith.TruncFOp
                 return g.op(cls, [x], dst)
-            return g.op(arith.UIToFPOp if is_bool(src) else arith.SIToFPOp, [x], dst)
+            from_uint = is_bool(src) or unsigned
+            return g.op(arith.UIToFPOp if from_uint else arith.SIToFPOp, [x], dst)
         if is_float(src):
-            return g.op(arith.FPToSIOp, [x], dst)
+            return g.op(arith.FPToUIOp if unsigned else arith.FPToSIOp, [x], dst)
         if is_bool(src):
             return g.op(arith.ExtUIOp, [x], dst)
         if bit_width(src) == bit_width(dst):
             return x
-        return g.op(arith.ExtSIOp if bit_width(src) < bit_width(dst) else arith.TruncIOp, [x], dst)
+        if bit_width(src) > bit_width(dst):
+            return g.op(arith.TruncIOp, [x], dst)
+        return g.op(arith.ExtUIOp if unsigned else arith.ExtSIOp, [x], dst)
 
     # -- scalars of @main -----------------------------------------------------------------
 

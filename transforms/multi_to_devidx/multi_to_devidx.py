@@ -10,6 +10,7 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | multi level | SPMD form | rule |
 |---|---|---|
 | MULTI(x, axis) | `global(x)`: Invalid pad, d-dependent bounds | `MultiToInvalidPad` |
+| LOCAL(x) (UNSHARD.src[0]) | `local(x)`, masked to x's devices | `LocalToLocalBuffer` |
 | MSELECT(x, i) | `select(d == i, x, invalid)` | `MselectToSelect` |
 | MSTACK(s0..sn) | `index(stack(s0..sn), k(d))` | `MstackToStackIndex` |
 | COPY on(D) -> shard(D) | `clean(stored(x))`, nothing moves | `CopyKeepingSliceCleans` |
@@ -295,6 +296,24 @@ class MultiToInvalidPad(MultiRule[multi.MultiOp]):
         assert isinstance(enc, ShardAttr)
         k = low.clamped_position(b, enc.device_names)
         return [b.global_(operands[0], geometry(res_t, enc), k)]
+
+
+class LocalToLocalBuffer(MultiRule[multi.LocalOp]):
+    """LOCAL(x) is `local(x)`: the s-row local buffer of the device's position in x's list
+    (Invalid past the logical length), Invalid on devices x is not on."""
+
+    op_type = multi.LocalOp
+
+    def lower(
+        self, low: _Lowering, b: SpmdBuilder, op: multi.LocalOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        src_t = op.source.type
+        assert isinstance(src_t, TensorType)
+        enc = placement_of(src_t)
+        assert isinstance(enc, ShardAttr)
+        k = low.clamped_position(b, enc.device_names)
+        own = b.local(operands[0], geometry(src_t, enc), k)
+        return [b.mask(low.member(b, enc.device_names), own)]
 
 
 class MselectToSelect(MultiRule[multi.MselectOp]):
@@ -589,6 +608,7 @@ def multi_to_devidx_rules() -> list[MultiRule[Any]]:
     """The rules of multi-to-devidx in table order (the first that applies to an op wins)."""
     return [
         MultiToInvalidPad(),
+        LocalToLocalBuffer(),
         MselectToSelect(),
         MstackToStackIndex(),
         CopyKeepingSliceCleans(),

@@ -31,3 +31,27 @@
 // expected-error @+1 {{tg.cast: shape and encoding must be kept: tensor<8xi32> -> tensor<8xf32, #multi.on<["CPU:0"]>>}}
 %y = tg.cast %x : tensor<8xi32> -> tensor<8xf32, #multi.on<["CPU:0"]>>
 // CHECK: tg-cast-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cast: shape and encoding must be kept: tensor<8xi32> -> tensor<8xf32, #multi.on<["CPU:0"]>>
+
+// -----
+
+// unsigned needs an integer side: float -> float has none.
+%x = "test.op"() : () -> tensor<8xf32>
+// expected-error @+1 {{tg.cast: unsigned needs an integer side wider than i1 (an i1 is 0 or 1 either way), found f32 -> f16}}
+%y = tg.cast %x unsigned : tensor<8xf32> -> tensor<8xf16>
+// CHECK: tg-cast-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cast: unsigned needs an integer side wider than i1 (an i1 is 0 or 1 either way), found f32 -> f16
+
+// -----
+
+// unsigned needs an integer side wider than i1: i1 -> f32 is 0 or 1 anyway.
+%x = "test.op"() : () -> tensor<8xi1>
+// expected-error @+1 {{tg.cast: unsigned needs an integer side wider than i1 (an i1 is 0 or 1 either way), found i1 -> f32}}
+%y = tg.cast %x unsigned : tensor<8xi1> -> tensor<8xf32>
+// CHECK: tg-cast-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cast: unsigned needs an integer side wider than i1 (an i1 is 0 or 1 either way), found i1 -> f32
+
+// -----
+
+// unsigned needs an integer side wider than i1: f32 -> i1 (nonzero is 1 anyway; generic form).
+%x = "test.op"() : () -> tensor<8xf32>
+// expected-error @+1 {{tg.cast: unsigned needs an integer side wider than i1 (an i1 is 0 or 1 either way), found f32 -> i1}}
+%y = "tg.cast"(%x) <{unsigned}> : (tensor<8xf32>) -> tensor<8xi1>
+// CHECK: tg-cast-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cast: unsigned needs an integer side wider than i1 (an i1 is 0 or 1 either way), found f32 -> i1

@@ -2,11 +2,11 @@
 
 // One chunk per verifier rule of tg.cmp (SPEC §3).
 
-// The predicate is lt, le, gt, ge, eq or ne (generic form).
-%x = "test.op"() : () -> tensor<4xf32>
-// expected-error @+1 {{tg.cmp: predicate 'ult' is not one of lt, le, gt, ge, eq, ne}}
-%y = "tg.cmp"(%x, %x) <{predicate = "ult"}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
-// CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: predicate 'ult' is not one of lt, le, gt, ge, eq, ne
+// The predicate is lt, le, gt, ge, eq, ne, ult, ule, ugt or uge (generic form).
+%x = "test.op"() : () -> tensor<4xi32>
+// expected-error @+1 {{tg.cmp: predicate 'slt' is not one of lt, le, gt, ge, eq, ne, ult, ule, ugt, uge}}
+%y = "tg.cmp"(%x, %x) <{predicate = "slt"}> : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+// CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: predicate 'slt' is not one of lt, le, gt, ge, eq, ne, ult, ule, ugt, uge
 
 // -----
 
@@ -55,3 +55,19 @@
 // expected-error @+1 {{tg.cmp: result must be tensor<8xi1, #multi.on<["CPU:0", "CPU:1"]>>, found tensor<8xi1, #multi.on<["CPU:0"]>>}}
 %y = tg.cmp le %x, %x : tensor<8xi32, #multi.on<["CPU:0", "CPU:1"]>> -> tensor<8xi1, #multi.on<["CPU:0"]>>
 // CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: result must be tensor<8xi1, #multi.on<["CPU:0", "CPU:1"]>>, found tensor<8xi1, #multi.on<["CPU:0"]>>
+
+// -----
+
+// Unsigned predicates read integers as unsigned: they take no floats.
+%x = "test.op"() : () -> tensor<4xf32>
+// expected-error @+1 {{tg.cmp: unsigned predicate 'ult' needs integer operands, found f32}}
+%y = tg.cmp ult %x, %x : tensor<4xf32> -> tensor<4xi1>
+// CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: unsigned predicate 'ult' needs integer operands, found f32
+
+// -----
+
+// Unsigned predicates take no floats: bf16 (generic form).
+%x = "test.op"() : () -> tensor<4xbf16>
+// expected-error @+1 {{tg.cmp: unsigned predicate 'uge' needs integer operands, found bf16}}
+%y = "tg.cmp"(%x, %x) <{predicate = "uge"}> : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xi1>
+// CHECK: tg-cmp-invalid.mlir:[[# @LINE - 1]]:1: error: tg.cmp: unsigned predicate 'uge' needs integer operands, found bf16

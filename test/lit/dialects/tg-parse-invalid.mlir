@@ -97,11 +97,11 @@
 
 // -----
 
-// tg.cmp: the predicate is lt, le, gt, ge, eq or ne.
+// tg.cmp: the predicate is lt, le, gt, ge, eq, ne, ult, ule, ugt or uge.
 %x = "test.op"() : () -> tensor<4xf32>
-// expected-error @+1 {{Expected one of 'eq', 'ge', 'gt', 'le', 'lt', 'ne'}}
+// expected-error @+1 {{Expected one of 'eq', 'ge', 'gt', 'le', 'lt', 'ne', 'uge', 'ugt', 'ule', 'ult'}}
 %y = tg.cmp olt %x, %x : tensor<4xf32> -> tensor<4xi1>
-// CHECK: tg-parse-invalid.mlir:[[# @LINE - 1]]:13: error: Expected one of 'eq', 'ge', 'gt', 'le', 'lt', 'ne'
+// CHECK: tg-parse-invalid.mlir:[[# @LINE - 1]]:13: error: Expected one of 'eq', 'ge', 'gt', 'le', 'lt', 'ne', 'uge', 'ugt', 'ule', 'ult'
 
 // -----
 

@@ -175,3 +175,38 @@ module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
     func.return %s : index
   }
 }
+
+// -----
+
+// ConstantFoldIntegerArithmetic, unsigned: divui and remui read the constants as unsigned values
+// of the type's width (-7 : i32 is 4294967289: / 2 = 2147483644, rem 2 = 1; -1 : i8 is 255:
+// rem 10 = 5); division by zero stays.
+// CHECK-LABEL: func.func @constant_fold_unsigned_division(
+// CHECK-DAG:     %[[C7:.*]] = arith.constant 7 : i32
+// CHECK-DAG:     %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-DAG:     %[[DZ:.*]] = arith.divui %[[C7]], %[[Z]] : i32
+// CHECK-DAG:     %[[RZ:.*]] = arith.remui %[[C7]], %[[Z]] : i32
+// CHECK-DAG:     %[[D:.*]] = arith.constant 2147483644 : i32
+// CHECK-DAG:     %[[R:.*]] = arith.constant 1 : i32
+// CHECK-DAG:     %[[B:.*]] = arith.constant 5 : i8
+// CHECK-DAG:     %[[I:.*]] = arith.constant 3 : index
+// CHECK:         func.return %[[D]], %[[R]], %[[B]], %[[DZ]], %[[RZ]], %[[I]]
+module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
+  func.func @constant_fold_unsigned_division() -> (i32, i32, i8, i32, i32, index) {
+    %cm7 = arith.constant -7 : i32
+    %c2 = arith.constant 2 : i32
+    %c7 = arith.constant 7 : i32
+    %c0 = arith.constant 0 : i32
+    %d = arith.divui %cm7, %c2 : i32
+    %r = arith.remui %cm7, %c2 : i32
+    %bm1 = arith.constant -1 : i8
+    %b10 = arith.constant 10 : i8
+    %b = arith.remui %bm1, %b10 : i8
+    %dz = arith.divui %c7, %c0 : i32
+    %rz = arith.remui %c7, %c0 : i32
+    %i7 = arith.constant 7 : index
+    %i2 = arith.constant 2 : index
+    %i = arith.divui %i7, %i2 : index
+    func.return %d, %r, %b, %dz, %rz, %i : i32, i32, i8, i32, i32, index
+  }
+}
