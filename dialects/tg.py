@@ -971,6 +971,14 @@ class CastOp(_UnaryTgOp):
             )
 
 
+THREEFRY_ROTATIONS: tuple[tuple[int, ...], ...] = ((13, 15, 26, 6), (17, 29, 16, 24))
+"""tg.threefry: the left rotations of threefry2x32's rounds; group g of 4 rounds uses row g % 2."""
+THREEFRY_GROUPS = 5
+"""tg.threefry: 5 groups of 4 rounds (threefry2x32_20), each followed by a key injection."""
+THREEFRY_PARITY = 0x1BD11BDA
+"""tg.threefry: Skein's key-schedule parity: the third key word is k0 ^ k1 ^ this."""
+
+
 @irdl_op_definition
 class ThreefryOp(IRDLOperation):
     """THREEFRY: elementwise threefry2x32 (20 rounds) of a counter by a key, both i64.
@@ -1035,6 +1043,9 @@ TG = Dialect(
 __all__ = [
     "DYNAMIC",
     "TG",
+    "THREEFRY_GROUPS",
+    "THREEFRY_PARITY",
+    "THREEFRY_ROTATIONS",
     "CastOp",
     "CmpOp",
     "ContiguousOp",
