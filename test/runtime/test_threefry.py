@@ -6,6 +6,13 @@ tinygrad's own THREEFRY and Tensor.rand."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
 import numpy as np
 import pytest
 from compiled_runs import MODES, lowered, parse
@@ -131,3 +138,91 @@ def test_compiled_threads_backend(mode: str) -> None:
         got = program([x, key])
     for g, w in zip(got, _expected(x, key), strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+# --------------------------------------------------------------------------------------------
+# tinygrad 0.14 (optional: CI does not install it); its PYTHON device needs no compiler
+# --------------------------------------------------------------------------------------------
+
+needs_tinygrad = pytest.mark.skipif(
+    importlib.util.find_spec("tinygrad") is None, reason="tinygrad is not installed"
+)
+
+TINYGRAD_SCRIPT = """
+import json, sys
+import numpy as np
+from tinygrad import Tensor, dtypes
+x, key, seed, n = json.loads(sys.stdin.read())
+lanes = Tensor(np.array(x, np.uint64)).threefry(Tensor(np.array(key, np.uint64)))
+Tensor.manual_seed(seed)
+rand = Tensor.rand(n).numpy()
+(device_key,) = (s.numpy() for s in Tensor._device_seeds.values())
+print(json.dumps([lanes.numpy().tolist(), rand.tolist(), device_key.tolist()]))
+"""
+
+
+def tinygrad_outputs(x: np.ndarray, key: np.ndarray, seed: int, n: int) -> tuple[Any, ...]:
+    """tinygrad's THREEFRY of the lanes, `Tensor.rand(n)` after `manual_seed(seed)` and the
+    (key0, key1) words that rand used, from a fresh process on the PYTHON device."""
+    job = [x.astype(np.uint64).tolist(), key.astype(np.uint64).tolist(), seed, n]
+    env = {**os.environ, "DEV": "PYTHON"}
+    r = subprocess.run(
+        [sys.executable, "-c", TINYGRAD_SCRIPT],
+        check=False,
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    lanes, rand, device_key = json.loads(r.stdout)
+    return np.array(lanes, np.uint64).astype(np.int64), np.array(rand, np.float32), device_key
+
+
+RAND = """
+func.func @main(%counter: tensor<1xi64>, %key: tensor<1xi64>, %counts: tensor<5xi64>) -> (tensor<5xf32>, tensor<5xf32>) {
+  %chunk_key = tg.threefry %counter, %key : tensor<1xi64>
+  %keys = tg.expand %chunk_key : tensor<1xi64> -> tensor<5xi64>
+  %bits = tg.threefry %counts, %keys : tensor<5xi64>
+  %c32 = arith.constant dense<32> : tensor<5xi64>
+  %high64 = arith.shrui %bits, %c32 : tensor<5xi64>
+  %low = tg.cast %bits : tensor<5xi64> -> tensor<5xi32>
+  %high = tg.cast %high64 : tensor<5xi64> -> tensor<5xi32>
+  %c9 = arith.constant dense<9> : tensor<5xi32>
+  %one_bits = arith.constant dense<1065353216> : tensor<5xi32>
+  %one = arith.constant dense<1.0> : tensor<5xf32>
+  %lm = arith.shrui %low, %c9 : tensor<5xi32>
+  %lb = arith.ori %lm, %one_bits : tensor<5xi32>
+  %lf = arith.bitcast %lb : tensor<5xi32> to tensor<5xf32>
+  %lr = arith.subf %lf, %one : tensor<5xf32>
+  %hm = arith.shrui %high, %c9 : tensor<5xi32>
+  %hb = arith.ori %hm, %one_bits : tensor<5xi32>
+  %hf = arith.bitcast %hb : tensor<5xi32> to tensor<5xf32>
+  %hr = arith.subf %hf, %one : tensor<5xf32>
+  func.return %lr, %hr : tensor<5xf32>, tensor<5xf32>
+}
+"""
+"""tinygrad's `Tensor.rand(10)` (float32) from a fresh counter as tinygrad's RandMixin builds
+it: one threefry of the counter (0, 0) gives the chunk's key, the bits are threefry of the
+counts (i, i + 5) under that key, low halves first; each 32-bit word's top 23 bits are the
+mantissa of a float in [1, 2), minus 1."""
+
+
+@needs_tinygrad
+def test_threefry_and_rand_match_tinygrad() -> None:
+    g = np.random.default_rng(8)
+    x = g.integers(-(2**63), 2**63 - 1, size=16, dtype=np.int64)
+    key = g.integers(-(2**63), 2**63 - 1, size=16, dtype=np.int64)
+    lanes, rand, (k0, k1) = tinygrad_outputs(x, key, seed=7, n=10)
+    np.testing.assert_array_equal(run1(_one_op([16]), x, key), lanes)
+    counts = np.arange(5, dtype=np.int64)
+    inputs = [
+        np.zeros(1, np.int64),
+        np.array([(k1 << 32) | k0], np.uint64).astype(np.int64),
+        ((counts + 5) << 32) | counts,
+    ]
+    got = run_module(parse(RAND), inputs)
+    np.testing.assert_array_equal(np.concatenate(got), rand)
+    with Program(lowered(RAND)) as program:
+        np.testing.assert_array_equal(np.concatenate(program(inputs)), rand)
