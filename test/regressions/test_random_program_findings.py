@@ -14,7 +14,7 @@ from compiled_runs import MODES, compare_with_interp, inputs_for, lowered
 from mpi_jobs import mpirun, needs_mpi
 from pipeline_check import ALLREDUCE, check_program
 
-from xdsl_multi.runtime.executor import Program
+from xdsl_multi.runtime.program import Program
 
 HERE = Path(__file__).resolve().parent
 

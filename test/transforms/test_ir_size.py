@@ -32,7 +32,7 @@ from xdsl.passes import PassPipeline
 
 from xdsl_multi.dialects import make_context
 from xdsl_multi.passes import get_all_passes
-from xdsl_multi.runtime.executor import Program
+from xdsl_multi.runtime.program import Program
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent / "programs"
