@@ -1135,6 +1135,56 @@ class CastOp(_UnaryTgOp):
             )
 
 
+THREEFRY_ROTATIONS: tuple[tuple[int, ...], ...] = ((13, 15, 26, 6), (17, 29, 16, 24))
+"""tg.threefry: the left rotations of threefry2x32's rounds; group g of 4 rounds uses row g % 2."""
+THREEFRY_GROUPS = 5
+"""tg.threefry: 5 groups of 4 rounds (threefry2x32_20), each followed by a key injection."""
+THREEFRY_PARITY = 0x1BD11BDA
+"""tg.threefry: Skein's key-schedule parity: the third key word is k0 ^ k1 ^ this."""
+
+
+@irdl_op_definition
+class ThreefryOp(IRDLOperation):
+    """THREEFRY: elementwise threefry2x32 (20 rounds) of a counter by a key, both i64.
+
+    ```mlir
+    %r = tg.threefry %x, %key : tensor<8xi64>
+    ```
+    tinygrad: `x.threefry(key)` (Ops.THREEFRY on uint64, decomposed by
+    tinygrad/codegen/decomp/op.py `threefry2x32`), what `Tensor.rand` lowers to. Each lane is
+    Random123's threefry2x32_20 with counter (low 32 bits of x, high 32 bits of x) and key (low
+    32 bits of key, high 32 bits of key); the output word 0 is the result's low half, word 1
+    its high half. tinygrad's uint64 is a signless i64 here. Both operands and the result
+    share one type, encoding included, as every elementwise op (tinygrad broadcasts the key
+    before the op, at the Tensor level).
+    """
+
+    name = "tg.threefry"
+    x = operand_def(VarConstraint("T", BaseAttr(TensorType)))
+    key = operand_def(TypeOf("T", TensorType))
+    result = result_def(TypeOf("T", TensorType))
+    traits = traits_def(NoMemoryEffect())
+
+    assembly_format = "$x `,` $key attr-dict `:` type($x)"
+
+    def __init__(self, x: SSAValue, key: SSAValue):
+        super().__init__(operands=[x, key], result_types=[x.type])
+
+    def verify_(self) -> None:
+        x = expect_tensor(self.name, "counter", self.x.type)
+        key = expect_tensor(self.name, "key", self.key.type)
+        res = expect_tensor(self.name, "result", self.result.type)
+        if x.element_type != i64:
+            raise VerifyException(
+                f"{self.name}: element type must be i64 (tinygrad's uint64), found {x}"
+            )
+        if key != x or res != x:
+            raise VerifyException(
+                f"{self.name}: counter, key and result must share one type, "
+                f"found {x}, {key} -> {res}"
+            )
+
+
 TG = Dialect(
     "tg",
     [
@@ -1149,6 +1199,7 @@ TG = Dialect(
         CmpOp,
         WhereOp,
         CastOp,
+        ThreefryOp,
     ],
     [],
 )
@@ -1156,6 +1207,9 @@ TG = Dialect(
 __all__ = [
     "DYNAMIC",
     "TG",
+    "THREEFRY_GROUPS",
+    "THREEFRY_PARITY",
+    "THREEFRY_ROTATIONS",
     "CastOp",
     "CmpOp",
     "ContiguousOp",
@@ -1166,6 +1220,7 @@ __all__ = [
     "ReduceOp",
     "ReshapeOp",
     "ShrinkOp",
+    "ThreefryOp",
     "WhereOp",
     "pad_value_attr",
     "reshape_shard_axis",

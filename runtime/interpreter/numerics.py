@@ -1,5 +1,5 @@
 """Element semantics of arith, math and tg on numpy arrays: integer division and shifts, casts,
-comparisons, reductions, erf. Pure functions of arrays; no IR here.
+comparisons, reductions, erf, threefry. Pure functions of arrays; no IR here.
 
 Integers are two's complement of the type's width, and wrap. `i1` is stored as bool; read as a
 signed integer it is 0 or -1 (MLIR), read as unsigned 0 or 1. Choices where MLIR leaves the
@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from xdsl_multi.dialects.multi import ReduceKind
+from xdsl_multi.dialects.tg import THREEFRY_GROUPS, THREEFRY_PARITY, THREEFRY_ROTATIONS
 from xdsl_multi.runtime.values import unsigned_dtype
 
 IntFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -328,6 +329,26 @@ def c_cast(
     if src_float:
         return float_to_int(x, width, signed=not unsigned)
     return x.astype(dst_dtype)
+
+
+def threefry2x32(x: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """tg.threefry (tinygrad's THREEFRY): Random123's threefry2x32_20 of each lane's counter
+    (low 32 bits of x, high 32 bits of x) under its key (low, high 32 bits of key); output
+    word 0 is the result's low half, word 1 its high half. uint32 arithmetic wraps."""
+    u32, mask = np.uint32, np.uint64(0xFFFFFFFF)
+    ux, uk = np.asarray(x).astype(np.uint64), np.asarray(key).astype(np.uint64)
+    x0, x1 = (ux & mask).astype(u32), (ux >> np.uint64(32)).astype(u32)
+    k0, k1 = (uk & mask).astype(u32), (uk >> np.uint64(32)).astype(u32)
+    ks = (k0, k1, k0 ^ k1 ^ u32(THREEFRY_PARITY))
+    x0, x1 = x0 + ks[0], x1 + ks[1]
+    for g in range(THREEFRY_GROUPS):
+        for r in THREEFRY_ROTATIONS[g % 2]:
+            x0 = x0 + x1
+            x1 = ((x1 << u32(r)) | (x1 >> u32(32 - r))) ^ x0
+        x0 = x0 + ks[(g + 1) % 3]
+        x1 = x1 + ks[(g + 2) % 3] + u32(g + 1)
+    out = (x1.astype(np.uint64) << np.uint64(32)) | x0.astype(np.uint64)
+    return out.astype(np.int64)
 
 
 def bitcast(x: np.ndarray, src_bf16: bool, dst_dtype: np.dtype, dst_bf16: bool) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Handlers of `tg`: movement ops move the validity mask with the data; `reduce` reads Invalid
 lanes as the reduction's identity and gives valid lanes; `contiguous` stores (Invalid -> 0);
-`cmp`, `where` and `cast` are elementwise (SPEC §3, §4).
+`cmp`, `where`, `cast` and `threefry` are elementwise (SPEC §3, §4).
 
 At the multi level a sharded operand is its logical tensor, so these handlers compute sharded
 ops on logical arrays; a result typed `#multi.on` (reduce over the shard axis, shrink to one
@@ -164,6 +164,10 @@ def _cast(op: Operation, d: list[np.ndarray]) -> np.ndarray:
     )
 
 
+def _threefry(op: Operation, d: list[np.ndarray]) -> np.ndarray:
+    return nx.threefry2x32(d[0], d[1])
+
+
 def where(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     """The chosen operand's lane, valid if it is valid and the condition's lane is valid."""
     (c, c_valid), (t, t_valid), (f, f_valid) = (parts(a) for a in args)
@@ -187,6 +191,7 @@ TG_HANDLERS: dict[type[Operation], Handler] = {
     tg.CmpOp: elementwise(_cmp),
     tg.WhereOp: where,
     tg.CastOp: elementwise(_cast),
+    tg.ThreefryOp: elementwise(_threefry),
 }
 
-TG_COMPUTING = frozenset({tg.CmpOp, tg.WhereOp, tg.CastOp, tg.ReduceOp})
+TG_COMPUTING = frozenset({tg.CmpOp, tg.WhereOp, tg.CastOp, tg.ThreefryOp, tg.ReduceOp})

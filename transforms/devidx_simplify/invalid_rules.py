@@ -15,8 +15,9 @@
 |    index(inv, i) = inv | `IndexOfInvalidIsInvalid` |
 
 "select" is the scalar-i1 `arith.select` on tensors or the elementwise `tg.where`; "f" is an
-elementwise op: `arith`/`math` ops whose operands and result are tensors of one shape, `tg.cmp`
-and `tg.cast`. `tg.where` itself is not an f: Invalid in its unselected arm does not poison it.
+elementwise op: `arith`/`math` ops whose operands and result are tensors of one shape, `tg.cmp`,
+`tg.cast` and `tg.threefry`. `tg.where` itself is not an f: Invalid in its unselected arm does
+not poison it.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ _NOT_ELEMENTWISE = (arith.ConstantOp, arith.SelectOp, arith.CmpiOp, arith.CmpfOp
 
 
 def is_elementwise(op: Operation) -> bool:
-    """An elementwise op for rule 1: tg.cmp, tg.cast, or an arith/math op on tensors of one shape."""
-    if isinstance(op, tg.CmpOp | tg.CastOp):
+    """An elementwise op for rule 1: tg.cmp, tg.cast, tg.threefry, or an arith/math op on tensors of one shape."""
+    if isinstance(op, tg.CmpOp | tg.CastOp | tg.ThreefryOp):
         return True
     if not op.name.startswith(("arith.", "math.")) or isinstance(op, _NOT_ELEMENTWISE):
         return False
@@ -64,7 +65,7 @@ def is_elementwise(op: Operation) -> bool:
 
 def is_elementwise_type(op_type: type[Operation]) -> bool:
     """Whether ops of this class may be elementwise (`is_elementwise` decides for each op)."""
-    if issubclass(op_type, tg.CmpOp | tg.CastOp):
+    if issubclass(op_type, tg.CmpOp | tg.CastOp | tg.ThreefryOp):
         return True
     name = getattr(op_type, "name", None)
     if not isinstance(name, str):

@@ -201,7 +201,7 @@ def _fusable_step(op: Operation, v: SSAValue, splats: Splats) -> bool:
     are splat constants."""
     if isinstance(op, _MOVEMENT):
         return len(op.results) == 1
-    if not (op.dialect_name() in ("arith", "math") or isinstance(op, tg.CmpOp | tg.CastOp)):
+    if not (op.dialect_name() in ("arith", "math") or isinstance(op, tg.CmpOp | tg.CastOp | tg.ThreefryOp)):
         return False
     if len(op.results) != 1 or not isinstance(op.results[0].type, TensorType):
         return False

@@ -4,7 +4,7 @@ symbolic index, as scalar nodes (scalar_graph.py), with its validity (SPEC §4 I
 `TensorEvaluator.eval(value, index)` follows a value back through its producers down to
 materialized values (`load`s of their buffers) and returns two nodes: the element's value and
 its validity. Movement ops only transform the index (index_maps.py); elementwise ops become the
-same `arith`/`math` op on scalars; `tg.reduce` becomes a `reduce` node that binds fresh loop
+same `arith`/`math` op on scalars (`tg.threefry` its rounds in i32 arith); `tg.reduce` becomes a `reduce` node that binds fresh loop
 variables for its reduced axes.
 
 Validity is True unless an invalid pad or `devidx.invalid` is involved. An elementwise op is
@@ -30,6 +30,8 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     TensorType,
     f32,
+    i32,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
@@ -312,6 +314,9 @@ class TensorEvaluator:
         et = element_type(value)
         return self._elementwise(op, idx, lambda a: self._cast(a[0], et, op.is_unsigned))
 
+    def _tg_threefry(self, op: Operation, value: SSAValue, idx: Index) -> Element:
+        return self._elementwise(op, idx, lambda a: self._threefry(a[0], a[1]))
+
     def _elementwise(
         self, op: Operation, idx: Index, build: Callable[[list[SNode]], SNode]
     ) -> Element:
@@ -530,6 +535,43 @@ class TensorEvaluator:
             return g.op(arith.TruncIOp, [x], dst)
         return g.op(arith.ExtUIOp if unsigned else arith.ExtSIOp, [x], dst)
 
+    def _threefry(self, x: SNode, key: SNode) -> SNode:
+        """tg.threefry on scalars: threefry2x32_20 of x's (low, high) i32 halves under key's,
+        in i32 arith (wrapping adds, xori, rotations as shli | shrui), packed back into i64
+        (output word 1 high): the same function as runtime/interpreter/numerics.py `threefry2x32`."""
+        g = self.g
+
+        def word(v: int) -> SNode:
+            return g.const(v, i32)
+
+        def add(a: SNode, b: SNode) -> SNode:
+            return g.op(arith.AddiOp, [a, b], i32)
+
+        def xor(a: SNode, b: SNode) -> SNode:
+            return g.op(arith.XOrIOp, [a, b], i32)
+
+        def rotl(a: SNode, r: int) -> SNode:
+            left = g.op(arith.ShLIOp, [a, word(r)], i32)
+            return g.op(arith.OrIOp, [left, g.op(arith.ShRUIOp, [a, word(32 - r)], i32)], i32)
+
+        def halves(v: SNode) -> tuple[SNode, SNode]:
+            high = g.op(arith.ShRUIOp, [v, g.const(32, i64)], i64)
+            return g.op(arith.TruncIOp, [v], i32), g.op(arith.TruncIOp, [high], i32)
+
+        x0, x1 = halves(x)
+        k0, k1 = halves(key)
+        ks = (k0, k1, xor(xor(k0, k1), word(tg.THREEFRY_PARITY)))
+        x0, x1 = add(x0, ks[0]), add(x1, ks[1])
+        for group in range(tg.THREEFRY_GROUPS):
+            for r in tg.THREEFRY_ROTATIONS[group % 2]:
+                x0 = add(x0, x1)
+                x1 = xor(rotl(x1, r), x0)
+            x0 = add(x0, ks[(group + 1) % 3])
+            x1 = add(add(x1, ks[(group + 2) % 3]), word(group + 1))
+        low = g.op(arith.ExtUIOp, [x0], i64)
+        high = g.op(arith.ShLIOp, [g.op(arith.ExtUIOp, [x1], i64), g.const(32, i64)], i64)
+        return g.op(arith.OrIOp, [high, low], i64)
+
     # -- scalars of @main -----------------------------------------------------------------
 
     def scalar(self, value: SSAValue) -> SNode:
@@ -602,6 +644,7 @@ _RULES: dict[type[Operation], Rule] = {
     arith.SelectOp: TensorEvaluator._select,
     tg.CmpOp: TensorEvaluator._tg_cmp,
     tg.CastOp: TensorEvaluator._tg_cast,
+    tg.ThreefryOp: TensorEvaluator._tg_threefry,
     devidx.IndexOp: TensorEvaluator._index,
     devidx.StackOp: TensorEvaluator._stack,
 }

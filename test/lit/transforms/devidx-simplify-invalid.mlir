@@ -324,3 +324,22 @@ module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
     func.return %z : tensor<4xf32>
   }
 }
+
+// -----
+
+// Rule 1 (ElementwiseOfSelectWithInvalid) with tg.threefry: Invalid in either operand poisons
+// it; the select moves past it.
+// CHECK-LABEL: func.func @threefry_of_select_with_invalid(
+// CHECK-SAME:      %[[C:.*]]: i1, %[[X:.*]]: tensor<4xi64>, %[[K:.*]]: tensor<4xi64>)
+// CHECK-NEXT:    %[[R:.*]] = tg.threefry %[[X]], %[[K]] : tensor<4xi64>
+// CHECK-NEXT:    %[[I:.*]] = devidx.invalid : tensor<4xi64>
+// CHECK-NEXT:    %[[S:.*]] = arith.select %[[C]], %[[R]], %[[I]] : tensor<4xi64>
+// CHECK-NEXT:    func.return %[[S]]
+module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
+  func.func @threefry_of_select_with_invalid(%c: i1, %x: tensor<4xi64>, %k: tensor<4xi64>) -> tensor<4xi64> {
+    %inv = devidx.invalid : tensor<4xi64>
+    %s = arith.select %c, %k, %inv : tensor<4xi64>
+    %r = tg.threefry %x, %s : tensor<4xi64>
+    func.return %r : tensor<4xi64>
+  }
+}
