@@ -32,6 +32,7 @@ from xdsl_multi.dialects.multi import (
     KERNEL_DEVICE_ATTR,
     KERNEL_TYPE_ATTR,
     LLVM_NAME_ATTR,
+    WRITES_ATTR,
 )
 from xdsl_multi.lowering.llvm_types import lower_type
 
@@ -82,6 +83,8 @@ def kernel_to_llvm_func(kernel: func.FuncOp, name: str, device: int | None) -> l
                 Rewriter.replace_value_with_new_type(arg, new_type)
     inputs = [lower_type(t) for t in kernel.function_type.inputs.data]
     attributes = {KERNEL_ATTR: UnitAttr(), KERNEL_TYPE_ATTR: kernel.function_type}
+    if WRITES_ATTR in kernel.attributes:
+        attributes[WRITES_ATTR] = kernel.attributes[WRITES_ATTR]
     if device is not None:
         attributes[KERNEL_DEVICE_ATTR] = IntegerAttr(device, i64)
     props: dict[str, Attribute | None] = {"arg_attrs": kernel_arg_attrs(kernel)}
@@ -119,6 +122,8 @@ def kernel_declaration(kernel: func.FuncOp, llvm_name: str) -> func.FuncOp:
     )
     declaration.attributes[KERNEL_ATTR] = UnitAttr()
     declaration.attributes[LLVM_NAME_ATTR] = StringAttr(llvm_name)
+    if WRITES_ATTR in kernel.attributes:
+        declaration.attributes[WRITES_ATTR] = kernel.attributes[WRITES_ATTR]
     if KERNEL_DEVICE_ATTR in kernel.attributes:
         declaration.attributes[KERNEL_DEVICE_ATTR] = kernel.attributes[KERNEL_DEVICE_ATTR]
     return declaration

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context
@@ -84,3 +84,35 @@ def test_multi_to_llvm_is_the_pipeline() -> None:
     ]
     assert "specialize-devices" not in [p.name for p in lowering.passes()]
     assert "specialize-devices" in [p.name for p in MultiToLLVM().passes()]
+
+
+@pytest.mark.parametrize("spmd", [False, True], ids=["specialized", "spmd"])
+@pytest.mark.parametrize("example", ["layernorm.mlir", "megatron_mlp.mlir", "copies.mlir"])
+def test_kernels_carry_what_they_write(example: str, spmd: bool) -> None:
+    """form-kernels states on every kernel which argument it writes (`multi.writes`), and
+    convert-to-llvm keeps it on the llvm.func: the runtime reads the fact, and it equals what
+    the analysis of the kernel's body finds."""
+    from xdsl.dialects import func, llvm
+
+    from xdsl_multi.dialects.multi import KERNEL_ATTR, WRITES_ATTR
+    from xdsl_multi.lowering.kernel_facts import written_arguments
+
+    module = parse((LAYERNORM.parent / example).read_text())
+    build_pipeline(pipeline_specs(Level.MULTI, Level.KERNEL, spmd=spmd)).apply(
+        make_context(), module
+    )
+    kernels = [
+        op for op in module.walk()
+        if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes and op.body.blocks
+    ]
+    assert kernels
+    for k in kernels:
+        stated = k.attributes[WRITES_ATTR]
+        del k.attributes[WRITES_ATTR]
+        buffers = {i for i, a in enumerate(k.body.block.args) if isinstance(a.type, MemRefType)}
+        analysed = written_arguments(k) & buffers  # a scalar argument (%d) is never written
+        k.attributes[WRITES_ATTR] = stated
+        assert written_arguments(k) == analysed == {max(buffers)}, k.sym_name.data
+    build_pipeline(pipeline_specs(Level.KERNEL)).apply(make_context(), module)
+    lowered = [op for op in module.walk() if isinstance(op, llvm.FuncOp) and op.body.blocks]
+    assert lowered and all(WRITES_ATTR in op.attributes for op in lowered)

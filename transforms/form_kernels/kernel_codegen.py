@@ -33,12 +33,14 @@ from math import prod
 
 from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     FloatAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
     TensorType,
     UnitAttr,
+    i64,
 )
 from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -46,7 +48,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects.element_types import is_bool, is_float
-from xdsl_multi.dialects.multi import KERNEL_ATTR, ReduceKind
+from xdsl_multi.dialects.multi import KERNEL_ATTR, WRITES_ATTR, ReduceKind
 from xdsl_multi.transforms.form_kernels import index_maps as im
 from xdsl_multi.transforms.form_kernels.index_maps import Ix, Var
 from xdsl_multi.transforms.form_kernels.kernel_analysis import KernelPlan
@@ -488,8 +490,10 @@ def _segments(v: Var, tile: int) -> list[tuple[tuple[int, int] | None, int]]:
 
 
 def build_kernel(plan: KernelPlan, name: str) -> func.FuncOp:
-    """`func.func @name(inputs..., output)` with unit attribute `multi.kernel`; in SPMD mode a
-    kernel whose element depends on the device number takes it last (`%d: index`)."""
+    """`func.func @name(inputs..., output)` with unit attribute `multi.kernel` and
+    `multi.writes` naming the output (the one argument it writes: the runtime's hand-over
+    sends rely on it); in SPMD mode a kernel whose element depends on the device number takes
+    it last (`%d: index`)."""
     inputs = [memref_type(v.type) for v in plan.leaves]
     out_t = memref_type(plan.root.type)
     takes_device = plan.graph.device_var is not None
@@ -512,6 +516,7 @@ def build_kernel(plan: KernelPlan, name: str) -> func.FuncOp:
         arg_types.pop()
     kernel = func.FuncOp(name, (arg_types, []), Region(body))
     kernel.attributes[KERNEL_ATTR] = UnitAttr()
+    kernel.attributes[WRITES_ATTR] = DenseArrayBase.from_list(i64, [len(inputs)])
     return kernel
 
 

@@ -5,7 +5,7 @@
 // RUN: multi-opt %s -p form-kernels | filecheck %s
 
 // CHECK-LABEL: builtin.module @device_0 attributes {devidx.device = 0 : i64} {
-// CHECK-NEXT:    func.func @kernel0(%x: memref<4x16xf32>, %out: memref<4x16xf32>) attributes {multi.kernel} {
+// CHECK-NEXT:    func.func @kernel0(%x: memref<4x16xf32>, %out: memref<4x16xf32>) attributes {multi.kernel, multi.writes = array<i64: 1>} {
 // CHECK:           scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:        %[[SUM:.*]] = scf.for %[[J1:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A1:.*]] = %{{.*}}) -> (f32) {
 // CHECK-NEXT:          %[[X1:.*]] = memref.load %x[%[[I]], %[[J1]]] : memref<4x16xf32>

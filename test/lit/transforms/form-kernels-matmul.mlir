@@ -6,7 +6,7 @@
 // RUN: multi-opt %s -p 'form-kernels{tile-rows=2 tile-cols=4}' | filecheck %s
 
 // CHECK-LABEL: builtin.module @device_0 attributes {devidx.device = 0 : i64} {
-// CHECK-NEXT:    func.func @kernel0(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %out: memref<4x8xf32>) attributes {multi.kernel} {
+// CHECK-NEXT:    func.func @kernel0(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %out: memref<4x8xf32>) attributes {multi.kernel, multi.writes = array<i64: 2>} {
 // CHECK:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:             scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:          %[[I1:.*]] = arith.addi %[[I]], %{{.*}} : index

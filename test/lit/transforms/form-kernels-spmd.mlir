@@ -11,7 +11,7 @@
 // leave it. The local sum's window moves with d (rows [4d, 4d + 4) of the padded vector):
 // the reduction loops over that window only, so d cancels and the kernel takes no d.
 // CHECK-LABEL: builtin.module @device_0
-// CHECK:         func.func @kernel0(%x: memref<4xf32>, %out: memref<1xf32>) attributes {multi.kernel} {
+// CHECK:         func.func @kernel0(%x: memref<4xf32>, %out: memref<1xf32>) attributes {multi.kernel, multi.writes = array<i64: 1>} {
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %[[FOUR:.*]] step
 // CHECK-NEXT:        memref.load %x[
 // CHECK:         func.func @main(%x: memref<4xf32>) -> memref<1xf32> {
@@ -57,7 +57,7 @@ builtin.module attributes {multi.devices = ["CPU:0", "CPU:1"], multi.signature =
 // buffer is padding, so the kernel masks rows by d and takes d as its last argument; each
 // host passes its own number.
 // CHECK-LABEL: builtin.module @device_0
-// CHECK:         func.func @kernel0(%x: memref<3x4xf32>, %out: memref<3x1xf32>, %d: index) attributes {multi.kernel} {
+// CHECK:         func.func @kernel0(%x: memref<3x4xf32>, %out: memref<3x1xf32>, %d: index) attributes {multi.kernel, multi.writes = array<i64: 1>} {
 // CHECK:         func.func @main(%x: memref<3x4xf32>) -> memref<3x1xf32> {
 // CHECK-NEXT:      %d = arith.constant 0 : index
 // CHECK-NEXT:      %[[B:.*]] = memref.alloc() : memref<3x1xf32>

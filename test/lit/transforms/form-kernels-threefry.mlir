@@ -6,7 +6,7 @@
 // RUN: multi-opt %s -p form-kernels | filecheck %s
 
 // CHECK-LABEL: builtin.module @device_0 attributes {devidx.device = 0 : i64} {
-// CHECK-NEXT:    func.func @kernel0(%x: memref<4xi64>, %key: memref<4xi64>, %out: memref<4xi64>) attributes {multi.kernel} {
+// CHECK-NEXT:    func.func @kernel0(%x: memref<4xi64>, %key: memref<4xi64>, %out: memref<4xi64>) attributes {multi.kernel, multi.writes = array<i64: 2>} {
 // CHECK:           %[[PARITY:.*]] = arith.constant 466688986 : i32
 // CHECK:           scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:        %[[X:.*]] = memref.load %x[%[[I]]] : memref<4xi64>

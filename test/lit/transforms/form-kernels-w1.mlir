@@ -5,7 +5,7 @@
 // RUN: multi-opt %s -p form-kernels | filecheck %s
 
 // CHECK-LABEL: builtin.module @device_0 attributes {devidx.device = 0 : i64} {
-// CHECK-NEXT:    func.func @kernel0(%x: memref<3x6xf32>, %out: memref<3x6xf32>) attributes {multi.kernel} {
+// CHECK-NEXT:    func.func @kernel0(%x: memref<3x6xf32>, %out: memref<3x6xf32>) attributes {multi.kernel, multi.writes = array<i64: 1>} {
 // CHECK:           scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:        scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:          %[[X:.*]] = memref.load %x[%[[I]], %[[J]]] : memref<3x6xf32>
