@@ -23,9 +23,9 @@ from xdsl_multi.transforms.devidx_simplify.devidx_simplify import DevidxSimplify
 from xdsl_multi.transforms.multi_to_devidx import multi_to_devidx
 from xdsl_multi.transforms.multi_to_devidx.allreduce import AllreduceStrategy
 from xdsl_multi.transforms.multi_to_devidx.multi_to_devidx import (
+    FunctionLowering,
     MultiRule,
     MultiToDevidx,
-    _Lowering,
     multi_to_devidx_rules,
 )
 from xdsl_multi.transforms.multi_to_devidx.spmd_builder import SpmdBuilder
@@ -197,11 +197,11 @@ class _Recording(MultiRule[Any]):
     def __init__(self, rule: MultiRule[Any], fired: list[str]):
         self.rule, self.fired, self.op_type = rule, fired, rule.op_type
 
-    def applies(self, low: _Lowering, op: Operation) -> bool:
+    def applies(self, low: FunctionLowering, op: Operation) -> bool:
         return self.rule.applies(low, op)
 
     def lower(
-        self, low: _Lowering, b: SpmdBuilder, op: Operation, operands: Sequence[SSAValue]
+        self, low: FunctionLowering, b: SpmdBuilder, op: Operation, operands: Sequence[SSAValue]
     ) -> Sequence[SSAValue]:
         self.fired.append(type(self.rule).__name__)
         return self.rule.lower(low, b, op, operands)
@@ -215,7 +215,7 @@ def fired_rules(text: str) -> list[str]:
     devices = module.attributes["multi.devices"]  # every tagged chunk lists its devices
     assert isinstance(devices, ArrayAttr)
     names = [a.data for a in devices.data if isinstance(a, StringAttr)]
-    lowering = _Lowering(names, AllreduceStrategy(), rules)
+    lowering = FunctionLowering(names, AllreduceStrategy(), rules)
     (main,) = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.sym_name.data == "main"]
     try:
         lowering.lower_function(main)

@@ -1,0 +1,169 @@
+"""multi-to-devidx's rules for communication: the five kinds of COPY and ALLREDUCE (the table's
+COPY and ALLREDUCE rows in multi_to_devidx.py; the fetch schedules of an allreduce are
+allreduce.py's)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from xdsl.dialects.builtin import (
+    TensorType,
+)
+from xdsl.ir import Operation, SSAValue
+
+from xdsl_multi.dialects import multi
+from xdsl_multi.dialects.multi import (
+    CopyKind,
+    OnAttr,
+    ShardAttr,
+    copy_kind,
+    placement_of,
+)
+from xdsl_multi.transforms.multi_to_devidx.allreduce import (
+    lower_allreduce,
+)
+from xdsl_multi.transforms.multi_to_devidx.spmd_builder import SpmdBuilder
+
+OpT = TypeVar("OpT", bound=Operation)
+from xdsl_multi.transforms.multi_to_devidx.lowering_state import FunctionLowering, MultiRule
+
+
+@dataclass(frozen=True)
+class CopyRule:
+    """A copy's two tensor types and their placements."""
+
+    src_t: TensorType
+    src: OnAttr | ShardAttr
+    dst_t: TensorType
+    dst: OnAttr | ShardAttr
+
+    @staticmethod
+    def of(op: multi.CopyOp) -> CopyRule:
+        src_t, dst_t = op.source.type, op.result.type
+        assert isinstance(src_t, TensorType) and isinstance(dst_t, TensorType)
+        src, dst = placement_of(src_t), placement_of(dst_t)
+        assert src is not None and dst is not None
+        return CopyRule(src_t, src, dst_t, dst)
+
+
+class CopyKeepingSliceCleans(MultiRule[multi.CopyOp]):
+    """COPY of a many-device `#multi.on` value to a shard on the same devices: every device
+    keeps its own slice, `clean(stored(x))` (a copy stores: Invalid lanes become 0)."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return copy_kind(c.src_t, c.dst_t) is CopyKind.KEEP_SLICE
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.dst, ShardAttr)
+        return [low.clean(b, b.stored(operands[0]), c.dst_t, c.dst)]
+
+
+class CopyPermutingBuffersFetches(MultiRule[multi.CopyOp]):
+    """COPY between two many-device `#multi.on` placements of as many devices: buffer i of the
+    source is fetched by device i of the destination."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return copy_kind(c.src_t, c.dst_t) is CopyKind.PERMUTE
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        return [low.permute_buffers(b, operands[0], c.src.device_names, c.dst.device_names)]
+
+
+class CopyBetweenShardingsIsAllToAll(MultiRule[multi.CopyOp]):
+    """COPY between two shardings over the module's device list: an all-to-all of blocks."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            isinstance(c.src, ShardAttr)
+            and isinstance(c.dst, ShardAttr)
+            and list(c.src.device_names) == low.devices
+            and list(c.dst.device_names) == low.devices
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.src, ShardAttr) and isinstance(c.dst, ShardAttr)
+        return [low.reshard(b, operands[0], c.src_t, c.src, c.dst_t, c.dst)]
+
+
+class CopyFromOneDeviceScatters(MultiRule[multi.CopyOp]):
+    """COPY of a `#multi.on` value to a sharding over the module's device list: the first
+    source device sends each device only its share."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            isinstance(c.src, OnAttr)
+            and isinstance(c.dst, ShardAttr)
+            and list(c.dst.device_names) == low.devices
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.src, OnAttr) and isinstance(c.dst, ShardAttr)
+        return [low.scatter_from_one(b, operands[0], c.src, c.dst_t, c.dst)]
+
+
+class CopyFetchesLogicalValue(MultiRule[multi.CopyOp]):
+    """Any other COPY: every destination device fetches the source's logical value from its
+    owners (`clean`ed to its share for a shard destination); other devices hold Invalid."""
+
+    op_type = multi.CopyOp
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        logical = low.logical_value(b, operands[0], c.src_t, c.src)
+        if isinstance(c.dst, ShardAttr):
+            logical = low.clean(b, logical, c.dst_t, c.dst)
+        return [b.mask(low.member(b, c.dst.device_names), logical)]
+
+
+class AllreduceToFetchSchedule(MultiRule[multi.AllreduceOp]):
+    """ALLREDUCE is a naive, ring or all-to-all schedule of fetches (allreduce.py)."""
+
+    op_type = multi.AllreduceOp
+
+    def lower(
+        self,
+        low: FunctionLowering,
+        b: SpmdBuilder,
+        op: multi.AllreduceOp,
+        operands: Sequence[SSAValue],
+    ) -> Sequence[SSAValue]:
+        enc_src, enc_dst = placement_of(op.source.type), placement_of(op.result.type)
+        assert isinstance(enc_src, OnAttr) and isinstance(enc_dst, OnAttr)
+        return [
+            lower_allreduce(
+                b,
+                op.reduce_kind,
+                operands[0],
+                low.numbers(enc_src.device_names),
+                low.numbers(enc_dst.device_names),
+                low.strategy,
+            )
+        ]
