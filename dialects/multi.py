@@ -414,11 +414,28 @@ class LocalOp(_UnaryMultiOp):
     def __init__(self, source: SSAValue, result_type: Attribute):
         super().__init__(operands=[source], result_types=[result_type])
 
+    @classmethod
+    def infer_result_type(cls, source: TensorType) -> TensorType:
+        """The result type: each device's local buffer of the shard value `source` (the ceil
+        length along the shard axis), placed on the shard's devices in order."""
+        shard = placement_of(source)
+        if not isinstance(shard, ShardAttr):
+            raise VerifyException(f"{cls.name}: source must be #multi.shard, found {source}")
+        logical = source.get_shape()
+        axis, n = shard.axis_index, shard.num_devices
+        if axis >= len(logical):
+            raise VerifyException(
+                f"{cls.name}: source shard axis {axis} is out of range for rank {len(logical)}"
+            )
+        local = list(logical)
+        local[axis] = local_length(logical[axis], n)
+        return TensorType(source.element_type, local, OnAttr(shard.device_names))
+
     def verify_(self) -> None:
         src, res = self._types()
+        want_t = self.infer_result_type(src)
         shard = placement_of(src)
-        if not isinstance(shard, ShardAttr):
-            raise VerifyException(f"{self.name}: source must be #multi.shard, found {src}")
+        assert isinstance(shard, ShardAttr)
         on = placement_of(res)
         if not isinstance(on, OnAttr):
             raise VerifyException(
@@ -433,12 +450,7 @@ class LocalOp(_UnaryMultiOp):
         _same_element_type(self.name, src, res)
         logical, local = src.get_shape(), res.get_shape()
         axis, n = shard.axis_index, shard.num_devices
-        if axis >= len(logical):
-            raise VerifyException(
-                f"{self.name}: source shard axis {axis} is out of range for rank {len(logical)}"
-            )
-        want = list(logical)
-        want[axis] = local_length(logical[axis], n)
+        want = list(want_t.get_shape())
         if list(local) != want:
             raise VerifyException(
                 f"{self.name}: result shape {list(local)} is not the local shape {want} of "

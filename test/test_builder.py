@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ModuleOp, TensorType, f32, i1, i32
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32, i1, i32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -267,6 +267,25 @@ def test_allreduce_multi_mselect_mstack_cast_cmp_where() -> None:
     assert m.type == tensor([4, 4], i1, ON)
     assert b.where(m, x, x).type == x.type
     assert b.constant(1.0, like=x).type == x.type
+
+
+def test_local_unsigned_cast_and_threefry() -> None:
+    b, (x, u, k) = _args(
+        tensor([7, 4], f32, shard(["CPU:0", "CPU:1", "CPU:2"], 0)),
+        tensor([4], i32, ON),
+        tensor([4], i64, ON),
+    )
+    assert b.local(x).type == tensor([3, 4], f32, on(["CPU:0", "CPU:1", "CPU:2"]))
+    cast = b.cast(u, f32, unsigned=True)
+    assert cast.type == tensor([4], f32, ON) and cast.owner.is_unsigned
+    assert b.cmp("ult", u, u).type == tensor([4], i1, ON)
+    assert b.threefry(k, k).type == k.type
+    with pytest.raises(VerifyException, match="source must be #multi.shard"):
+        b.local(u)
+    with pytest.raises(VerifyException, match="unsigned predicate 'ult' needs integer"):
+        b.cmp("ult", cast, cast)
+    with pytest.raises(VerifyException, match="tg.threefry"):
+        b.threefry(u, u)
 
 
 def test_finish_sets_the_device_list_in_order_of_first_appearance() -> None:

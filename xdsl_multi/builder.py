@@ -194,6 +194,12 @@ class Builder:
         t = multi.MselectOp.infer_result_type(_tensor(multi.MselectOp.name, x), index)
         return self._insert(multi.MselectOp(x, index, t))
 
+    def local(self, x: SSAValue) -> SSAValue:
+        """`multi.local`: each device's local buffer of a shard value (`#multi.on`, the ceil
+        shape; rows past the logical length are Invalid)."""
+        t = multi.LocalOp.infer_result_type(_tensor(multi.LocalOp.name, x))
+        return self._insert(multi.LocalOp(x, t))
+
     def mstack(self, *sources: SSAValue) -> SSAValue:
         """`multi.mstack`: single-device buffers as one multi-device value."""
         t = multi.MstackOp.infer_result_type([s.type for s in sources])
@@ -277,9 +283,15 @@ class Builder:
         tg.WhereOp.infer_result_type(cond.type, true_value.type, false_value.type)
         return self._insert(tg.WhereOp(cond, true_value, false_value))
 
-    def cast(self, x: SSAValue, element_type: Attribute) -> SSAValue:
+    def cast(self, x: SSAValue, element_type: Attribute, unsigned: bool = False) -> SSAValue:
+        """`tg.cast` (`unsigned`: the integer side is read or written as unsigned)."""
         t = tg.CastOp.infer_result_type(_tensor(tg.CastOp.name, x), element_type)
-        return self._insert(tg.CastOp(x, t))
+        return self._insert(tg.CastOp(x, t, unsigned))
+
+    def threefry(self, x: SSAValue, key: SSAValue) -> SSAValue:
+        """`tg.threefry`: tinygrad's THREEFRY of i64 lanes (counter, key and result share one
+        type)."""
+        return self._insert(tg.ThreefryOp(x, key))
 
     # ---------------------------------------------------------------------------------------
     # arith and math on tensors: all operands and the result share one type (SPEC §2)
