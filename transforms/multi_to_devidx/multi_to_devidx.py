@@ -20,7 +20,7 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | ALLREDUCE | naive, ring or all2all fetches | `AllreduceToFetchSchedule` |
 | reduce over the shard axis | reduce of `clean(x)` + allreduce | `ReduceOverShardAxisToAllreduce` |
 | reduce of a shard value, other axes | the reduce, then `clean` | `ShardedReduceCleansResult` |
-| shrink selecting one shard | shrink on the owner + fetch | `ShrinkOfOneShardFetchesFromOwner` |
+| shrink selecting one shard | shrink on the owner + fetch (+ its validity) | `ShrinkOfOneShardFetchesFromOwner` |
 | `func.return` | each result's local buffer | `ReturnToLocalBuffers` |
 | op with regions on placed values | rejected (diagnostic) | `PlacedOpWithRegionsIsRejected` |
 | other op on placed values | the same op, encodings dropped | `PlacedOpDropsEncodings` |
@@ -70,6 +70,7 @@ from xdsl_multi.transforms.multi_to_devidx.allreduce import (
     lower_allreduce,
 )
 from xdsl_multi.transforms.multi_to_devidx.spmd_builder import ShardGeometry, SpmdBuilder, plain
+from xdsl_multi.transforms.value_facts import may_hold_invalid
 
 OpT = TypeVar("OpT", bound=Operation)
 
@@ -506,7 +507,8 @@ class ShardedReduceCleansResult(MultiRule[tg.ReduceOp]):
 
 class ShrinkOfOneShardFetchesFromOwner(MultiRule[tg.ShrinkOp]):
     """A shrink that selects exactly one shard is the shrink on that shard's owner, fetched by
-    every device of the shard."""
+    every device of the shard; where the shard may hold Invalid lanes (beyond the rows it does
+    not own), their validity is fetched with it."""
 
     op_type = tg.ShrinkOp
 
@@ -523,7 +525,10 @@ class ShrinkOfOneShardFetchesFromOwner(MultiRule[tg.ShrinkOp]):
         bounds = _map_bounds(op.bounds, low.vmap)
         local = b.value(tg.ShrinkOp(operands[0], bounds, _strip(op.result.type)))
         owner = low.number[enc.device_names[k]]
-        return [b.mask(low.member(b, enc.device_names), b.fetch(local, owner))]
+        # a movement op, not a materialization: Invalid lanes of the shard (an Invalid pad on
+        # another axis) stay Invalid on the devices that fetch it
+        fetch = b.fetch_keeping_invalid if may_hold_invalid(op.source) else b.fetch
+        return [b.mask(low.member(b, enc.device_names), fetch(local, owner))]
 
 
 class ReturnToLocalBuffers(MultiRule[func.ReturnOp]):
