@@ -23,6 +23,7 @@ from xdsl_multi.compile_cache import (
     encode_entry,
     lower_cached,
     module_digest,
+    package_files,
     to_runtime_form,
 )
 from xdsl_multi.dialects import make_context
@@ -369,3 +370,19 @@ def test_passes_with_options_are_keyed_by_their_options(cache: PipelineCache) ->
     np.testing.assert_allclose(
         run_compiled(hit, inputs)[0], run_module(parse(text), inputs)[0], rtol=1e-5
     )
+
+
+def test_the_key_covers_the_nested_pass_folders() -> None:
+    """Every `.py` file of the package is in the key, those in a pass's folder too: an entry
+    stored before a change to multi-to-devidx or form-kernels must not be hit after it (it was,
+    while the key read only each package folder's top level)."""
+    root = Path(__file__).resolve().parents[1]
+    names = {name for name, _ in package_files()}
+    for nested in (
+        "transforms/multi_to_devidx/multi_to_devidx.py",
+        "transforms/form_kernels/tensor_elements.py",
+        "runtime/interpreter/interpreter.py",
+    ):
+        assert (root / nested).is_file(), nested
+        top, rest = nested.split("/", 1)
+        assert f"xdsl_multi.{top}/{rest}" in names, nested

@@ -248,18 +248,27 @@ def lower_cached(
 # ---------------------------------------------------------------------------------------------
 
 
-def package_digest() -> str:
-    """SHA-256 of the names and contents of every `.py` file of the package."""
-    h = hashlib.sha256()
+def package_files() -> list[tuple[str, Path]]:
+    """(name, path) of every `.py` file of the package, nested folders included (a pass's
+    folder such as transforms/form_kernels/), in a fixed order."""
+    out: list[tuple[str, Path]] = []
     for name in _PACKAGES:
         spec = importlib.util.find_spec(name)
         if spec is None or not spec.submodule_search_locations:
             continue
         for folder in spec.submodule_search_locations:
-            for path in sorted(Path(folder).glob("*.py")):
-                h.update(f"{name}/{path.name}\0".encode())
-                h.update(path.read_bytes())
-                h.update(b"\0")
+            for path in sorted(Path(folder).rglob("*.py")):
+                out.append((f"{name}/{path.relative_to(folder).as_posix()}", path))
+    return out
+
+
+def package_digest() -> str:
+    """SHA-256 of the names and contents of every `.py` file of the package."""
+    h = hashlib.sha256()
+    for name, path in package_files():
+        h.update(f"{name}\0".encode())
+        h.update(path.read_bytes())
+        h.update(b"\0")
     return h.hexdigest()
 
 

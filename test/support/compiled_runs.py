@@ -21,12 +21,13 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
 RANDOM_SEEDS = range(12)
 """Random programs (random_programs.random_program) every compiled backend runs."""
 THREADS_RANDOM_SEEDS = range(
-    int(os.environ.get("XDSL_MULTI_COMPILED_SEED", "120")),
-    int(os.environ.get("XDSL_MULTI_COMPILED_SEED", "120"))
+    int(os.environ.get("XDSL_MULTI_COMPILED_SEED", str(len(RANDOM_SEEDS)))),
+    int(os.environ.get("XDSL_MULTI_COMPILED_SEED", str(len(RANDOM_SEEDS))))
     + int(os.environ.get("XDSL_MULTI_COMPILED_PROGRAMS", "24")),
 )
-"""More random programs, on the threads backend only (test_compiled_corpus.py): 24 from seed
-120 by default (seed 136 meets issue 9); for a local soak, e.g.
+"""More random programs, on the threads backend only (test_compiled_corpus.py): the 24 after
+RANDOM_SEEDS by default, so CI runs seeds 0..35 on threads, none hand-picked (the generator's
+Invalid probes find issue 9's class in about a third of the programs); for a local soak, e.g.
 `XDSL_MULTI_COMPILED_PROGRAMS=1000 XDSL_MULTI_COMPILED_SEED=5000 pytest -k random_program`."""
 
 

@@ -26,7 +26,13 @@ Coverage:
 - Invalid lanes everywhere (issue 9): `tg.pad ... invalid` on any free axis, often first, and
   operands that may hold Invalid lanes preferred, so they meet every kind of op; a max over
   them (which may be the identity) is only returned; results that other ops also use, and
-  often every value no op uses.
+  often every value no op uses;
+- Invalid probes (`Builder.probe_invalid`, in most programs): a value that may hold Invalid
+  lanes is returned AND read, maybe through reshape/permute/flip/expand/shrink, by an op where
+  a 0 read in those lanes gives another answer than Invalid (x + c, c - x, max/min with c, a
+  cmp that holds at 0 and a where, exp, a mul reduce, a max reduce of -|x| - 1; x | true for
+  i1), whose result is returned too: issue 9's class (a returned value read back as 0 by
+  another kernel), which the rest of the generator met in ~1 program of 100.
 
 Numerics: every value carries a bound on its magnitude and an estimate of how far it may drift
 between levels of lowering (float sums in another order: a sharded reduce, a ring allreduce).
@@ -104,6 +110,12 @@ USED_RESULT_P = 0.5
 ALL_SINKS_P = 0.5
 """How often every value no op uses is returned (up to MAX_RESULTS)."""
 MAX_RESULTS = 6
+PROBE_P = 0.9
+"""How often a program ends with Invalid probes (`Builder.probe_invalid`): a value that may hold
+Invalid lanes is returned AND read by an op where a 0 in those lanes gives another answer than
+Invalid, whose result is returned too (issue 9: a returned value read back as 0 by another
+kernel). Without them the class is found in ~1 program of 60; with them in most."""
+MAX_PROBES = 2
 
 # Ops that store their operand (Invalid lanes become 0) or reduce it (Invalid lanes become the
 # identity): their results are free of Invalid (SPEC §4, rules 2-3).
@@ -372,6 +384,9 @@ class Program:
     num_devices: int
     num_ops: int
     op_names: list[str] = field(default_factory=list)
+    probes: list[tuple[str, str]] = field(default_factory=list)
+    """The Invalid probes (`Builder.probe_invalid`): (returned value, its distinguishing
+    reader's returned result), as SSA names."""
 
     def __str__(self) -> str:
         return self.text
@@ -391,6 +406,9 @@ class Builder:
         self.op_names: list[str] = []
         self.pending: list[Val] = []
         self.avoid = avoided_findings()
+        self.forced: Val | None = None  # the operand `pick` must return (an Invalid probe)
+        self.returned: list[Val] = []  # values every program result list includes (probes)
+        self.probes: list[tuple[str, str]] = []
 
     # ---- devices ------------------------------------------------------------------------------
 
@@ -472,7 +490,12 @@ class Builder:
 
     def pick(self, pred: Callable[[Val], bool]) -> Val:
         """A value satisfying pred, most recent first (shrinks toward the latest value); often
-        one that may hold Invalid lanes, so that they meet every kind of op."""
+        one that may hold Invalid lanes, so that they meet every kind of op. While an Invalid
+        probe runs, only its current value (`forced`)."""
+        if self.forced is not None:
+            if pred(self.forced) and not self.forced.terminal:
+                return self.forced
+            raise NotApplicable("the probed value does not fit")
         cands = [v for v in reversed(self.values) if pred(v) and not v.terminal]
         if not cands:
             raise NotApplicable("no operand")
@@ -948,22 +971,159 @@ class Builder:
         while len(self.op_names) < target and attempts < 8 * max_ops:
             attempts += 1
             kind = "pad" if invalid_start and attempts <= 2 else c.weighted(self.OPS)
-            saved = (len(self.lines), len(self.values), len(self.op_names), self.counter,
-                     dict(self.index_consts), [v.uses for v in self.values])
-            try:
-                if kind == "pad":
-                    self.op_pad(True if invalid_start and attempts <= 2 else None)
-                else:
-                    getattr(self, f"op_{kind}")()
-            except NotApplicable:
-                n_lines, n_vals, n_ops, counter, consts, uses = saved
-                del self.lines[n_lines:], self.values[n_vals:], self.op_names[n_ops:]
-                self.counter, self.index_consts, self.pending = counter, consts, []
-                for v, u in zip(self.values, uses, strict=False):
-                    v.uses = u
+            if kind == "pad":
+                fill: bool | None = True if invalid_start and attempts <= 2 else None
+                self.attempt(lambda: self.op_pad(fill))  # noqa: B023 (called at once)
+            else:
+                self.attempt(getattr(self, f"op_{kind}"))
+        if c.boolean(PROBE_P):
+            for _ in range(c.integer(1, MAX_PROBES)):
+                for _ in range(4):
+                    if self.attempt(self.probe_invalid):
+                        break
         results = self.choose_results()
         return Program(self.module_text(args, results), self.n, len(self.op_names),
-                       list(self.op_names))
+                       list(self.op_names), list(self.probes))
+
+    def attempt(self, emit: Callable[[], None]) -> bool:
+        """Run one op emitter; where it does not apply, undo everything it emitted."""
+        saved = (len(self.lines), len(self.values), len(self.op_names), self.counter,
+                 dict(self.index_consts), [v.uses for v in self.values], len(self.returned),
+                 len(self.probes))
+        try:
+            emit()
+            return True
+        except NotApplicable:
+            n_lines, n_vals, n_ops, counter, consts, uses, n_returned, n_probes = saved
+            del self.lines[n_lines:], self.values[n_vals:], self.op_names[n_ops:]
+            del self.returned[n_returned:], self.probes[n_probes:]
+            self.counter, self.index_consts, self.pending = counter, consts, []
+            for v, u in zip(self.values, uses, strict=False):
+                v.uses = u
+            return False
+        finally:
+            self.forced = None
+
+    # ---- Invalid probes (issue 9) -------------------------------------------------------------
+
+    PROBE_MOVES: tuple[tuple[str, int], ...] = (
+        ("reshape", 2), ("permute", 2), ("flip", 2), ("expand", 2), ("shrink", 1),
+    )
+    """Movement ops between the returned value and its distinguishing reader (they carry
+    Invalid lanes along, SPEC §4 rule 1)."""
+
+    def probe_invalid(self) -> None:
+        """Return a value that may hold Invalid lanes (made here by an Invalid pad if no value
+        may), and read it, maybe through movement ops, by an op for which a 0 in those lanes
+        gives another answer than Invalid (`distinguish`); return that reader's result too."""
+        c = self.c
+        cands = [v for v in reversed(self.values) if v.invalid and not v.terminal]
+        if cands and c.boolean(0.8):
+            v = c.choice(cands)
+        else:
+            self.op_pad(True)
+            v = self.values[-1]
+        self.returned.append(v)
+        x = v
+        self.probes.append((v.name, ""))
+        for _ in range(c.weighted([(0, 3), (1, 3), (2, 1)])):
+            self.forced = x
+            getattr(self, f"op_{c.weighted(self.PROBE_MOVES)}")()
+            x = self.values[-1]
+        self.forced = None
+        d = self.distinguish(x)
+        self.returned.append(d)
+        self.probes[-1] = (v.name, d.name)
+
+    def splat(self, x: Val, value: float | bool) -> Val:
+        """A splat constant of x's type."""
+        return self.add(f"arith.constant dense<{scalar_text(value, x.elt)}> : {{res}}", x.shape,
+                        x.elt, x.enc, abs(float(value)), 0.0, "arith.constant")
+
+    def distinguishing_reduce(self, x: Val) -> Val:
+        """A mul reduce of x (Invalid lanes give 1, 0 gives 0), or a max reduce of -|x| - 1 for
+        floats (its valid lanes are <= -1, so a 0 read for Invalid lanes would be the max)."""
+        c = self.c
+        f = is_float(x.elt)
+        axes = c.subset(range(len(x.shape)))
+        k = math.prod(x.shape[a] for a in axes)
+        red = "mul" if k <= 4 and c.boolean(0.6) else "max"
+        if red == "max" and f and c.boolean(0.8):
+            self.use(x)
+            m = self.add(f"math.absf {x.name} : {{res}}", x.shape, x.elt, x.enc, x.bound,
+                         x.drift, "math.absf")
+            self.use(m)
+            m = self.add(f"arith.negf {m.name} : {{res}}", x.shape, x.elt, x.enc, x.bound,
+                         x.drift, "arith.negf")
+            one = self.splat(x, -1.0)
+            self.use(m, one)
+            x = self.add(f"arith.addf {m.name}, {one.name} : {{res}}", x.shape, x.elt, x.enc,
+                         x.bound + 1.0, x.drift + (eps(x.elt) * (x.bound + 1.0) if x.drift
+                                                   else 0.0), "arith.addf")
+        if red == "max":
+            bound, drift = x.bound, x.drift
+        else:
+            bound = safe_pow(x.bound, k)
+            drift = (0.0 if not f or k == 1 else
+                     k * safe_pow(max(x.bound, 1.0), k - 1) * x.drift + eps(x.elt) * k * bound)
+        enc = x.enc
+        if enc.kind == "shard" and enc.axis in axes:
+            enc = on(enc.devices)
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        self.use(x)
+        return self.add(f"tg.reduce {red} {x.name} [{', '.join(map(str, axes))}] : "
+                        f"{x.type} -> {{res}}", shape, x.elt, enc, bound, drift, "tg.reduce",
+                        terminal=red == "max")
+
+    def distinguish(self, x: Val) -> Val:
+        """An op reading x whose result differs where x's lanes are Invalid from where they
+        are 0 (both store as 0): x + c or c - x (c != 0), max(x, c > 0), min(x, c < 0), a cmp
+        that holds at 0 (then maybe a where of two nonzero values), exp, a max or mul reduce;
+        for i1, x | true or x ^ true."""
+        c = self.c
+        if x.elt == "i1":
+            name = c.choice(("ori", "xori"))
+            t = self.splat(x, True)
+            self.use(x, t)
+            return self.add(f"arith.{name} {x.name}, {t.name} : {{res}}", x.shape, x.elt,
+                            x.enc, 1.0, 0.0, f"arith.{name}")
+        f = is_float(x.elt)
+        kind = c.weighted([("add", 3), ("sub", 1), ("max", 2), ("min", 1),
+                           ("cmp", 3 if x.exact else 0),
+                           ("exp", 2 if f and x.bound <= 2.5 else 0), ("reduce", 3)])
+        if kind == "reduce":
+            return self.distinguishing_reduce(x)
+        if kind == "exp":
+            self.use(x)
+            bound = math.exp(x.bound)
+            return self.add(f"math.exp {x.name} : {{res}}", x.shape, x.elt, x.enc, bound,
+                            (x.drift + eps(x.elt)) * bound if x.drift else 0.0, "math.exp")
+        if kind == "cmp":
+            pred, value = c.choice((("lt", 1), ("le", 0), ("ge", 0), ("gt", -1), ("eq", 0),
+                                    ("ne", 2)))
+            k = self.splat(x, value)
+            self.use(x, k)
+            cond = self.add(f"tg.cmp {pred} {x.name}, {k.name} : {x.type} -> {{res}}", x.shape,
+                            "i1", x.enc, 1.0, 0.0, "tg.cmp")
+            if not c.boolean(0.5):
+                return cond
+            elt = c.choice(("f32", "i32"))
+            like = Val("", cond.shape, elt, cond.enc, 1.0)
+            a, b = self.splat(like, c.choice((1, 2, -1))), self.splat(like, c.choice((3, -2)))
+            self.use(cond, a, b)
+            return self.add(f"tg.where {cond.name}, {a.name}, {b.name} : {cond.type}, {{res}}",
+                            cond.shape, elt, cond.enc, 3.0, 0.0, "tg.where")
+        value = {"add": c.choice((1, 2, -1)), "sub": c.choice((1, -2)), "max": 0.5 if f else 1,
+                 "min": -0.5 if f else -1}[kind]
+        k = self.splat(x, value)
+        name = {"add": "addf" if f else "addi", "sub": "subf" if f else "subi",
+                "max": "maximumf" if f else "maxsi", "min": "minimumf" if f else "minsi"}[kind]
+        a, b = (k, x) if kind == "sub" else (x, k)
+        bound = x.bound + abs(float(value))
+        self.use(a, b)
+        return self.add(f"arith.{name} {a.name}, {b.name} : {{res}}", x.shape, x.elt, x.enc,
+                        bound, x.drift + (eps(x.elt) * bound if x.drift else 0.0),
+                        f"arith.{name}")
 
     def choose_results(self) -> list[Val]:
         c = self.c
@@ -982,6 +1142,9 @@ class Builder:
             invalid = [v for v in used if v.invalid]
             out.insert(c.integer(0, len(out)),
                        c.choice(invalid if invalid and c.boolean(0.7) else used))
+        for v in self.returned:  # the Invalid probes, at any position
+            if v not in out:
+                out.insert(c.integer(0, len(out)), v)
         return out
 
     def module_text(self, args: list[Val], results: list[Val]) -> str:

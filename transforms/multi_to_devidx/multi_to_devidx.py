@@ -21,7 +21,7 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | ALLREDUCE | naive, ring or all2all fetches | `AllreduceToFetchSchedule` |
 | reduce over the shard axis | reduce of `clean(x)` + allreduce | `ReduceOverShardAxisToAllreduce` |
 | reduce of a shard value, other axes | the reduce, then `clean` | `ShardedReduceCleansResult` |
-| shrink selecting one shard | shrink on the owner + fetch | `ShrinkOfOneShardFetchesFromOwner` |
+| shrink selecting one shard | shrink on the owner + fetch (+ its validity) | `ShrinkOfOneShardFetchesFromOwner` |
 | `func.return` | each result's local buffer | `ReturnToLocalBuffers` |
 | op with regions on placed values | rejected (diagnostic) | `PlacedOpWithRegionsIsRejected` |
 | other op on placed values | the same op, encodings dropped | `PlacedOpDropsEncodings` |

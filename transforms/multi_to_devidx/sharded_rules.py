@@ -20,6 +20,7 @@ from xdsl_multi.transforms.multi_to_devidx.allreduce import (
     lower_allreduce,
 )
 from xdsl_multi.transforms.multi_to_devidx.spmd_builder import SpmdBuilder, plain
+from xdsl_multi.transforms.value_facts import may_hold_invalid
 
 OpT = TypeVar("OpT", bound=Operation)
 from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
@@ -76,7 +77,8 @@ class ShardedReduceCleansResult(MultiRule[tg.ReduceOp]):
 
 class ShrinkOfOneShardFetchesFromOwner(MultiRule[tg.ShrinkOp]):
     """A shrink that selects exactly one shard is the shrink on that shard's owner, fetched by
-    every device of the shard."""
+    every device of the shard; where the shard may hold Invalid lanes (beyond the rows it does
+    not own), their validity is fetched with it."""
 
     op_type = tg.ShrinkOp
 
@@ -93,4 +95,7 @@ class ShrinkOfOneShardFetchesFromOwner(MultiRule[tg.ShrinkOp]):
         bounds = map_bounds(op.bounds, low.vmap)
         local = b.value(tg.ShrinkOp(operands[0], bounds, strip_encoding(op.result.type)))
         owner = low.number[enc.device_names[k]]
-        return [b.mask(low.member(b, enc.device_names), b.fetch(local, owner))]
+        # a movement op, not a materialization: Invalid lanes of the shard (an Invalid pad on
+        # another axis) stay Invalid on the devices that fetch it
+        fetch = b.fetch_keeping_invalid if may_hold_invalid(op.source) else b.fetch
+        return [b.mask(low.member(b, enc.device_names), fetch(local, owner))]

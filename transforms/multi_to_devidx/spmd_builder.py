@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     TensorType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -224,6 +225,26 @@ class SpmdBuilder:
 
     def fetch(self, x: SSAValue, src: Index) -> SSAValue:
         return self.value(devidx.FetchOp(x, self.idx(src)))
+
+    def validity(self, x: SSAValue) -> SSAValue:
+        """An i1 tensor of x's shape: true where x's lanes hold data, Invalid where x's are
+        (`c | (c ^ true)` of `c` = x as i1: true for every value, NaN included, and poisoned by
+        Invalid, rule 1), so that a fetch of it stores false there."""
+        t = x.type
+        assert isinstance(t, TensorType)
+        bool_t = TensorType(IntegerType(1), t.get_shape())
+        c = x if is_bool(t.element_type) else self.value(tg.CastOp(x, bool_t))
+        flipped = self.value(arith.XOrIOp(c, self.constant(bool_t, 1)))
+        return self.value(arith.OrIOp(c, flipped))
+
+    def fetch_keeping_invalid(self, x: SSAValue, src: Index) -> SSAValue:
+        """Device src's x on every device, Invalid where src's x is: a fetch stores Invalid as
+        0 (rule 3), so x's validity is fetched too and re-applied (`tg.where`)."""
+        data = self.fetch(x, src)
+        valid = self.fetch(self.validity(x), src)
+        t = data.type
+        assert isinstance(t, TensorType)
+        return self.value(tg.WhereOp(valid, data, self.invalid(t)))
 
     def combine(self, kind: ReduceKind, a: SSAValue, b: SSAValue) -> SSAValue:
         t = a.type
