@@ -31,15 +31,26 @@ from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 
 from xdsl_multi.dialects import make_context
+from xdsl_multi.levels import Level
 from xdsl_multi.passes import get_all_passes
+from xdsl_multi.pipeline import pipeline_specs
 from xdsl_multi.runtime.program import Program
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent / "programs"
 TILE = "tile-rows=2 tile-cols=4"
-SHARED = ("multi-to-devidx", "devidx-simplify")
-SPECIALIZED = ("specialize-devices", f"form-kernels{{{TILE}}}", "convert-to-llvm")
-SPMD = (f"form-kernels{{spmd=true {TILE}}}", "convert-to-llvm")
+OPTIONS = {"form-kernels": TILE}
+
+
+def _stages(spmd: bool) -> tuple[str, ...]:
+    """The pipeline's passes (xdsl_multi/pipeline.py) from the multi level, with the test's
+    register tile."""
+    return tuple(str(s) for s in pipeline_specs(Level.MULTI, spmd=spmd, options=OPTIONS))
+
+
+SHARED = _stages(False)[:2]  # multi-to-devidx, devidx-simplify: both modes
+SPECIALIZED = _stages(False)[2:]
+SPMD = _stages(True)[2:]
 SLACK = 8
 """Ops a level may gain when every shape grows 4x (never a number proportional to elements)."""
 COMPILE_LIMIT_SECONDS = 30.0
