@@ -18,6 +18,10 @@ from pathlib import Path
 
 import pytest
 
+# Under pytest-xdist (`-n auto --dist loadgroup`) lit runs once per session, on the worker
+# that gets the lit tests.
+pytestmark = pytest.mark.xdist_group("lit")
+
 LIT_DIR = Path(__file__).resolve().parent / "lit"
 LIT = [sys.executable, "-c", "import sys, lit.main; sys.argv[0] = 'lit'; lit.main.main()"]
 LIT_TIMEOUT_SECONDS = 900

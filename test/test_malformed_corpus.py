@@ -27,6 +27,9 @@ from pathlib import Path
 
 import pytest
 
+# Under pytest-xdist (`-n auto --dist loadgroup`) the corpus runs once, on one worker.
+pytestmark = pytest.mark.xdist_group("malformed-corpus")
+
 CORPUS = Path(__file__).resolve().parent / "corpus" / "malformed"
 FILES = sorted(p.name for p in CORPUS.glob("*.mlir"))
 TIMEOUT_SECONDS = 120

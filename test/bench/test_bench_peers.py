@@ -16,6 +16,9 @@ from bench import peers, run
 from bench.peers import Jax, PeerUnavailable, Step, Tinygrad, configure_xla_flags, padded
 from bench.workloads import WORKLOADS, Workload
 
+# Under pytest-xdist (`-n auto --dist loadgroup`) each peer starts once, on one worker.
+pytestmark = pytest.mark.xdist_group("bench-peers")
+
 QUICK = {w.id: w for w in WORKLOADS(quick=True)}
 
 
