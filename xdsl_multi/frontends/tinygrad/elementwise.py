@@ -1,0 +1,226 @@
+"""tinygrad's ALU ops, CAST and BITCAST as arith / math / tg ops on tensors (SPEC §2-§3).
+
+tinygrad broadcasts elementwise operands implicitly (right-aligned, size-1 axes) and lets a
+device-less weak constant take the dtype of the other operand; our ops take operands of one type.
+So each operand is first coerced to the operand type (`ImportContext.coerce`: cast, reshape +
+expand, copy to the result's placement) and then the op is one row of the tables below.
+
+| tinygrad | float | signed int | unsigned int |
+|---|---|---|---|
+| ADD, SUB, MUL | addf, subf, mulf | addi, subi, muli | addi, subi, muli |
+| FDIV | divf | | |
+| CDIV, CMOD | | divsi, remsi | divui, remui |
+| MAX | maximumf | maxsi | maxui |
+| AND, OR, XOR, SHL | | andi, ori, xori, shli | andi, ori, xori, shli |
+| SHR | | shrsi | shrui |
+| CMPLT, CMPNE, CMPEQ | tg.cmp lt, ne, eq | tg.cmp lt, ne, eq | tg.cmp ult, ne, eq |
+| WHERE | tg.where | tg.where | tg.where |
+| THREEFRY | | tg.threefry | tg.threefry |
+| EXP2, LOG2, SIN, SQRT, TRUNC | math.exp2, log2, sin, sqrt, trunc | | |
+| RECIPROCAL | divf(1, x) | | |
+| NEG | negf | subi(0, x) | subi(0, x) |
+| CAST | tg.cast (`unsigned` when either side is unsigned) | | |
+| BITCAST | arith.bitcast (same width) | | |
+
+Booleans (i1) use the unsigned column (`a < b` on bools is `ult`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tinygrad.dtype import DType, dtypes
+from tinygrad.uop.ops import Ops, UOp
+from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.ir import SSAValue
+
+from xdsl_multi.builder import Builder, tensor
+from xdsl_multi.dialects.multi import OnAttr, ShardAttr
+from xdsl_multi.frontends.tinygrad import dtypes as tgdtypes
+from xdsl_multi.frontends.tinygrad.context import ImportContext
+from xdsl_multi.frontends.tinygrad.errors import UnsupportedGraph
+
+Emit = Callable[[ImportContext, list[SSAValue]], SSAValue]
+
+
+def _binary(method: Callable[[Builder, SSAValue, SSAValue], SSAValue]) -> Emit:
+    return lambda ctx, xs: method(ctx.b, xs[0], xs[1])
+
+
+def _unary(method: Callable[[Builder, SSAValue], SSAValue]) -> Emit:
+    return lambda ctx, xs: method(ctx.b, xs[0])
+
+
+def _cmp(predicate: str) -> Emit:
+    return lambda ctx, xs: ctx.b.cmp(predicate, xs[0], xs[1])
+
+
+def _of_type(x: SSAValue) -> TensorType:
+    assert isinstance(x.type, TensorType)
+    return x.type
+
+
+def _reciprocal(ctx: ImportContext, xs: list[SSAValue]) -> SSAValue:
+    return ctx.b.divf(ctx.constant(1.0, _of_type(xs[0])), xs[0])
+
+
+def _negi(ctx: ImportContext, xs: list[SSAValue]) -> SSAValue:
+    return ctx.b.subi(ctx.constant(0, _of_type(xs[0])), xs[0])
+
+
+_COMMON: dict[Ops, Emit] = {
+    Ops.WHERE: lambda ctx, xs: ctx.b.where(xs[0], xs[1], xs[2]),
+    Ops.CMPNE: _cmp("ne"),
+    Ops.CMPEQ: _cmp("eq"),
+}
+
+FLOAT_OPS: dict[Ops, Emit] = {
+    **_COMMON,
+    Ops.ADD: _binary(Builder.addf),
+    Ops.SUB: _binary(Builder.subf),
+    Ops.MUL: _binary(Builder.mulf),
+    Ops.FDIV: _binary(Builder.divf),
+    Ops.MAX: _binary(Builder.maximumf),
+    Ops.CMPLT: _cmp("lt"),
+    Ops.EXP2: _unary(Builder.exp2),
+    Ops.LOG2: _unary(Builder.log2),
+    Ops.SIN: _unary(Builder.sin),
+    Ops.SQRT: _unary(Builder.sqrt),
+    Ops.TRUNC: _unary(Builder.trunc),
+    Ops.NEG: _unary(Builder.negf),
+    Ops.RECIPROCAL: _reciprocal,
+}
+"""tinygrad op -> the ops on float operands."""
+
+_INTEGER: dict[Ops, Emit] = {
+    **_COMMON,
+    Ops.ADD: _binary(Builder.addi),
+    Ops.SUB: _binary(Builder.subi),
+    Ops.MUL: _binary(Builder.muli),
+    Ops.AND: _binary(Builder.andi),
+    Ops.OR: _binary(Builder.ori),
+    Ops.XOR: _binary(Builder.xori),
+    Ops.SHL: _binary(Builder.shli),
+    Ops.NEG: _negi,
+    Ops.THREEFRY: lambda ctx, xs: ctx.b.threefry(xs[0], xs[1]),
+}
+
+SIGNED_OPS: dict[Ops, Emit] = {
+    **_INTEGER,
+    Ops.CDIV: _binary(Builder.divsi),
+    Ops.CMOD: _binary(Builder.remsi),
+    Ops.MAX: _binary(Builder.maxsi),
+    Ops.SHR: _binary(Builder.shrsi),
+    Ops.CMPLT: _cmp("lt"),
+}
+"""tinygrad op -> the ops on signed integer operands."""
+
+UNSIGNED_OPS: dict[Ops, Emit] = {
+    **_INTEGER,
+    Ops.CDIV: _binary(Builder.divui),
+    Ops.CMOD: _binary(Builder.remui),
+    Ops.MAX: _binary(Builder.maxui),
+    Ops.SHR: _binary(Builder.shrui),
+    Ops.CMPLT: _cmp("ult"),
+}
+"""tinygrad op -> the ops on unsigned integer and bool operands."""
+
+
+def _table(dt: DType) -> dict[Ops, Emit]:
+    if tgdtypes.is_float(dt):
+        return FLOAT_OPS
+    if tgdtypes.is_unsigned(dt) or dt == dtypes.bool:
+        return UNSIGNED_OPS
+    return SIGNED_OPS
+
+
+def scalar_constant(u: UOp) -> float | int | bool | None:
+    """The value of a device-less constant (CONST, possibly cast, reshaped or expanded), whose
+    consumer may splat it with any type; None when `u` is something else."""
+    if u.device is not None:
+        return None
+    if u.op is Ops.CONST:
+        return u.arg if isinstance(u.arg, bool) else (int(u.arg) if dtypes.is_int(u.dtype) else float(u.arg))
+    if u.op in (Ops.RESHAPE, Ops.EXPAND, Ops.DETACH, Ops.CAST):
+        inner = scalar_constant(u.src[0])
+        if inner is None:
+            return None
+        if u.op is not Ops.CAST:
+            return inner
+        if u.dtype == dtypes.bool:
+            return bool(inner)
+        return int(inner) if dtypes.is_int(u.dtype) else float(inner)
+    return None
+
+
+def operand_dtype(u: UOp) -> DType:
+    """The dtype the value operands of ALU op `u` share: the first strong one (a weak constant
+    takes it), else the default for the weak one."""
+    values = u.src[1:] if u.op is Ops.WHERE else u.src
+    strong = [s.dtype for s in values if not tgdtypes.is_weak(s.dtype)]
+    return strong[0] if strong else tgdtypes.strong(values[0].dtype)
+
+
+def _placement(ctx: ImportContext, placed: list[SSAValue], where: OnAttr | None) -> OnAttr | ShardAttr:
+    """The result placement of an elementwise op: a shard operand's, else any operand's, else the
+    consumer's (every operand device-less)."""
+    encodings = [_of_type(v).encoding for v in placed]
+    for enc in encodings:
+        if isinstance(enc, ShardAttr):
+            return enc
+    for enc in encodings:
+        if isinstance(enc, OnAttr):
+            return enc
+    assert where is not None, "the importer always computes device-less values somewhere"
+    return where
+
+
+def alu(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
+    """Any ALU op: operands coerced to one type, then the table's op."""
+    dt = operand_dtype(u)
+    emit = _table(dt).get(u.op)
+    if emit is None:
+        raise UnsupportedGraph(u.op.name, f"no rule for {u.op.name} on {dt}")
+    placed = {i: ctx.value(s, where) for i, s in enumerate(u.src) if s.device is not None}
+    enc = _placement(ctx, list(placed.values()), where)
+    devices = OnAttr(list(enc.device_names))
+    shape = list(u.shape)
+    operand_elt = tgdtypes.element_type(dt, u.op.name)
+    operands: list[SSAValue] = []
+    for i, s in enumerate(u.src):
+        elt = IntegerType(1) if (u.op is Ops.WHERE and i == 0) else operand_elt
+        target = tensor(shape, elt, enc)
+        if i in placed:
+            operands.append(ctx.coerce(placed[i], target, tgdtypes.is_unsigned(s.dtype)))
+            continue
+        const = scalar_constant(s)
+        if const is not None:
+            operands.append(ctx.constant(const, target))
+        else:
+            v = ctx.value(s, devices)
+            operands.append(ctx.coerce(v, target, tgdtypes.is_unsigned(s.dtype)))
+    return emit(ctx, operands)
+
+
+def cast(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
+    """CAST: `tg.cast`, `unsigned` when either dtype is unsigned; a no-op between dtypes with one
+    element type (int32 <-> uint32)."""
+    src = u.src[0]
+    v = ctx.value(src, where)
+    elt = tgdtypes.element_type(u.dtype, u.op.name)
+    if _of_type(v).element_type == elt:
+        return v
+    unsigned = tgdtypes.is_unsigned(src.dtype) or tgdtypes.is_unsigned(u.dtype)
+    return ctx.b.cast(v, elt, unsigned)
+
+
+def bitcast(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
+    """BITCAST between dtypes of one width: `arith.bitcast` (or nothing: int32 <-> uint32)."""
+    src = u.src[0]
+    if src.dtype.itemsize != u.dtype.itemsize:
+        raise UnsupportedGraph(
+            u.op.name, f"bitcast from {src.dtype} to {u.dtype} changes the element width"
+        )
+    v = ctx.value(src, where)
+    elt = tgdtypes.element_type(u.dtype, u.op.name)
+    return v if _of_type(v).element_type == elt else ctx.b.bitcast(v, elt)
