@@ -1,0 +1,362 @@
+"""The shadow runner's pytest plugin (shadow.py starts pytest with `-p` on this module).
+
+In `shadow` mode it wraps tinygrad's `Tensor.realize`, the one door every realization and
+every read (`numpy`, `tolist`, `data`, `item` realize a CPU clone) goes through. For each tensor
+being realized whose graph touches several devices:
+
+| when | what |
+|---|---|
+| before tinygrad realizes it | `import_tensors(t)`: its graph before tinygrad's multi rewrite, inputs copied |
+| tinygrad realizes it | unchanged; if tinygrad raises, the graph is forgotten and the error propagates |
+| after | xdsl-multi compiles and runs the module; its value is compared with tinygrad's buffer(s) |
+
+Every graph becomes one line of the JSON-lines report (`--xdsl-shadow-report`): `matched`,
+`mismatch`, `error` (our path raised), `unsupported` (UnsupportedGraph: op and reason) or
+`not-compared` (no data to compare: NULL devices, bfloat16, an unread form). Nothing of our path
+ever raises into the test. Both modes record each test's outcome (`outcome` lines), so the
+baseline run (`outcomes` mode) and the shadow run are compared by shadow.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import traceback
+from collections.abc import Callable, Generator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+import tinygrad
+from tinygrad.device import Buffer, MultiBuffer
+from tinygrad.dtype import DType, _to_np_dtype, dtypes
+from tinygrad.tensor import Tensor
+from tinygrad.uop.ops import Ops, UOp
+
+from xdsl_multi.api import compile as compile_module
+from xdsl_multi.frontends.tinygrad.errors import UnsupportedGraph
+from xdsl_multi.frontends.tinygrad.importer import import_tensors
+
+MULTI_OPS = frozenset({Ops.UNSHARD, Ops.MSELECT, Ops.MSTACK, Ops.ALLREDUCE})
+"""tinygrad ops that exist only in multi-device graphs (COPY and BUFFER count by their device)."""
+
+NO_DATA_DEVICES = ("NULL", "DISK")
+"""Devices whose buffers hold no data to import or compare (tinygrad's NULL runs nothing)."""
+
+TOLERANCES: dict[DType, tuple[float, float]] = {
+    dtypes.float16: (1e-2, 1e-2),
+    dtypes.bfloat16: (2e-2, 2e-2),
+    dtypes.float32: (1e-4, 1e-5),
+    dtypes.float64: (1e-9, 1e-12),
+}
+"""(rtol, atol) of numpy's allclose for float dtypes; integers and bools compare exactly."""
+
+
+@dataclass
+class GraphRecord:
+    """One multi-device graph of one test: what happened to it (a line of the report)."""
+
+    test: str
+    index: int
+    kind: str
+    graph: str
+    reason: str = ""
+    detail: str = ""
+    seconds: float = 0.0
+    line: str = field(default="graph")
+
+
+class Unreadable(Exception):
+    """tinygrad's realized value is in a form this plugin does not read."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Which graphs are shadowed
+# ---------------------------------------------------------------------------------------------
+
+
+def _devices(u: UOp) -> tuple[str, ...]:
+    if u.op is Ops.COPY:
+        return u.arg if isinstance(u.arg, tuple) else (u.arg,)
+    if u.op is Ops.BUFFER:
+        d = u.device
+        return d if isinstance(d, tuple) else (d,)
+    return ()
+
+
+def graph_facts(t: Tensor) -> tuple[bool, str | None]:
+    """(is the graph multi-device, the no-data device it touches if any)."""
+    multi = isinstance(t.device, tuple)
+    no_data = None
+    for u in t.uop.toposort():
+        devs = _devices(u)
+        if u.op in MULTI_OPS or len(devs) > 1:
+            multi = True
+        for d in devs:
+            if isinstance(d, str) and d.startswith(NO_DATA_DEVICES):
+                no_data = d
+    return multi, no_data
+
+
+def describe(t: Tensor) -> str:
+    """A short name of the graph for the report: root op, shape, dtype, device(s)."""
+    return f"{t.uop.op.name} {tuple(t.shape)} {t.dtype.name} on {t.device}"
+
+
+# ---------------------------------------------------------------------------------------------
+# tinygrad's value, read from its realized buffers without running anything of tinygrad's
+# ---------------------------------------------------------------------------------------------
+
+
+def _read_buffer(b: Buffer) -> np.ndarray:
+    np_dtype = _to_np_dtype(b.dtype)
+    if np_dtype is None:
+        raise Unreadable(f"dtype {b.dtype} has no numpy dtype")
+    if not b.is_allocated():
+        raise Unreadable("buffer not allocated")
+    return np.frombuffer(b.as_memoryview(allow_zero_copy=True), dtype=np_dtype).copy()
+
+
+def _per_device(u: UOp) -> list[np.ndarray]:
+    """Each device's array of a realized view (one array for a single device)."""
+    if u.op is Ops.BUFFER:
+        realized = u.realized
+        if realized is None:
+            raise Unreadable("BUFFER not realized")
+        bufs = realized.bufs if isinstance(realized, MultiBuffer) else [realized]
+        return [_read_buffer(b) for b in bufs]
+    if u.op is Ops.RESHAPE:
+        shape = tuple(int(s) for s in u.shape)
+        return [a.reshape(shape) for a in _per_device(u.src[0])]
+    raise Unreadable(f"realized value is a {u.op.name}")
+
+
+def tinygrad_value(u: UOp) -> np.ndarray:
+    """The realized tensor's value in the form `Program` returns it (SPEC §6): a sharded value
+    as its logical array, a value on several devices with a leading axis of devices."""
+    if u.op is Ops.UNSHARD:
+        axes = u.arg
+        if len(axes) != 1:
+            raise Unreadable(f"UNSHARD over axes {axes}")
+        axis = axes[0]
+        full = np.concatenate(_per_device(u.src[0]), axis=axis)
+        return np.take(full, range(int(u.shape[axis])), axis=axis)
+    arrays = _per_device(u)
+    return np.stack(arrays) if isinstance(u.device, tuple) else arrays[0]
+
+
+def mismatch(ours: np.ndarray, theirs: np.ndarray, dt: DType) -> str | None:
+    """Why our value differs from tinygrad's (None: they agree)."""
+    if ours.shape != theirs.shape:
+        return f"shape {ours.shape} != tinygrad's {theirs.shape}"
+    if ours.dtype != theirs.dtype and ours.dtype.itemsize == theirs.dtype.itemsize:
+        ours = ours.view(theirs.dtype)
+    if ours.dtype != theirs.dtype:
+        return f"dtype {ours.dtype} != tinygrad's {theirs.dtype}"
+    scalar = dt.scalar()
+    if scalar in TOLERANCES:
+        rtol, atol = TOLERANCES[scalar]
+        wide_ours, wide_theirs = ours.astype(np.float64), theirs.astype(np.float64)
+        if np.allclose(wide_ours, wide_theirs, rtol=rtol, atol=atol, equal_nan=True):
+            return None
+        bad = ~np.isclose(wide_ours, wide_theirs, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        if np.array_equal(ours, theirs):
+            return None
+        bad = ours != theirs
+    where = tuple(int(i[0]) for i in np.nonzero(bad))
+    return (
+        f"{int(bad.sum())} of {bad.size} elements differ; first at {where}: "
+        f"ours {ours[where]!r}, tinygrad's {theirs[where]!r}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The plugin
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Pending:
+    tensor: Tensor
+    record: GraphRecord
+    module: Any
+    inputs: list[np.ndarray]
+    started: float
+
+
+class ShadowPlugin:
+    """Records outcomes (both modes) and shadows realizations (`shadow` mode)."""
+
+    def __init__(self, report: str, shadow: bool) -> None:
+        self.report_path = report
+        self.shadow = shadow
+        self.test = "<collection>"
+        self.index = 0
+        self.busy = False
+        self.outcomes: dict[str, list[str]] = {}
+        self._original: Callable[..., Tensor] | None = None
+
+    # the report
+
+    def write(self, line: dict[str, object]) -> None:
+        with open(self.report_path, "a") as f:
+            f.write(json.dumps(line) + "\n")
+
+    # realize, wrapped
+
+    def install(self) -> None:
+        original = Tensor.realize
+        self._original = original
+        plugin = self
+
+        def realize(self: Tensor, *lst: Tensor, **kwargs: Any) -> Tensor:
+            return plugin.realize(original, self, *lst, **kwargs)
+
+        realize.__doc__ = original.__doc__
+        Tensor.realize = realize  # type: ignore[method-assign]
+
+    def uninstall(self) -> None:
+        if self._original is not None:
+            Tensor.realize = self._original  # type: ignore[method-assign]
+            self._original = None
+
+    def realize(
+        self, original: Callable[..., Tensor], t: Tensor, *lst: Tensor, **kwargs: Any
+    ) -> Tensor:
+        if self.busy:
+            return original(t, *lst, **kwargs)
+        self.busy = True
+        try:
+            pending = [p for x in (t, *lst) if (p := self._capture(x)) is not None]
+        finally:
+            self.busy = False
+        result = original(t, *lst, **kwargs)
+        self.busy = True
+        try:
+            for p in pending:
+                self._check(p)
+        finally:
+            self.busy = False
+        return result
+
+    def _new_record(self, t: Tensor, kind: str) -> GraphRecord:
+        record = GraphRecord(self.test, self.index, kind, "?")
+        self.index += 1
+        try:
+            record.graph = describe(t)
+        except Exception as e:  # a graph tinygrad cannot even describe is still a record
+            record.graph = f"<{type(e).__name__}>"
+        return record
+
+    def _capture(self, t: Tensor) -> _Pending | None:
+        """Import `t` before tinygrad realizes it (None: not a multi-device graph, or done)."""
+        started = time.perf_counter()
+        try:
+            if t.uop.is_virtual or t.uop.has_buffer_identity():
+                return None
+            multi, no_data = graph_facts(t)
+        except Exception:
+            return None  # tinygrad itself will report what is wrong with this tensor
+        if not multi:
+            return None
+        record = self._new_record(t, "error")
+        if no_data is not None:
+            record.kind, record.reason = "not-compared", f"{no_data.split(':')[0]} device has no data"
+            self.write(asdict(record))
+            return None
+        try:
+            module, inputs = import_tensors(t)
+        except UnsupportedGraph as e:
+            record.kind, record.reason, record.detail = "unsupported", f"{e.op}: {e.reason}", ""
+            record.seconds = time.perf_counter() - started
+            self.write(asdict(record))
+            return None
+        except Exception as e:
+            record.reason = f"import: {type(e).__name__}"
+            record.detail = "".join(traceback.format_exception(e))[-4000:]
+            record.seconds = time.perf_counter() - started
+            self.write(asdict(record))
+            return None
+        return _Pending(t, record, module, inputs, started)
+
+    def _check(self, p: _Pending) -> None:
+        """Run the imported module and compare with tinygrad's realized value."""
+        record = p.record
+        try:
+            theirs = tinygrad_value(p.tensor.uop)
+        except Unreadable as e:
+            record.kind, record.reason = "not-compared", f"tinygrad's value: {e}"
+            record.seconds = time.perf_counter() - p.started
+            self.write(asdict(record))
+            return
+        except Exception as e:
+            theirs = None
+            record.reason = f"reading tinygrad's value: {type(e).__name__}"
+            record.detail = "".join(traceback.format_exception(e))[-4000:]
+        if theirs is not None:
+            try:
+                with compile_module(p.module, backend="threads") as prog:
+                    (ours,) = prog(*p.inputs)
+                why = mismatch(np.asarray(ours), theirs, p.tensor.dtype)
+                record.kind = "matched" if why is None else "mismatch"
+                record.reason = "" if why is None else "values differ"
+                record.detail = why or ""
+            except Exception as e:
+                record.reason = f"compile or run: {type(e).__name__}"
+                record.detail = "".join(traceback.format_exception(e))[-4000:]
+        record.seconds = time.perf_counter() - p.started
+        self.write(asdict(record))
+
+    # pytest hooks
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
+        self.test, self.index = item.nodeid, 0
+        try:
+            return (yield)
+        finally:
+            self.write({"line": "outcome", "test": item.nodeid, "outcome": self.outcomes.get(item.nodeid, [])})
+            self.test = "<between tests>"
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        outcome = report.outcome
+        if hasattr(report, "wasxfail"):
+            outcome = "xfailed" if report.skipped else "xpassed"
+        if report.when != "call" and outcome == "passed":
+            return
+        self.outcomes.setdefault(report.nodeid, []).append(f"{report.when}:{outcome}")
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if self.shadow:
+            self.install()
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.uninstall()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("xdsl-shadow", "xdsl-multi's shadow of tinygrad's tests")
+    group.addoption("--xdsl-shadow-report", default=None, help="the JSON-lines report to append to")
+    group.addoption(
+        "--xdsl-shadow-mode",
+        choices=["shadow", "outcomes"],
+        default="shadow",
+        help="shadow: run every multi-device graph through xdsl-multi; outcomes: only record outcomes",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    report = config.getoption("--xdsl-shadow-report")
+    if report is None:
+        return
+    checkout = os.path.realpath(str(config.rootpath))
+    if os.path.realpath(tinygrad.__file__).startswith(checkout + os.sep):
+        raise pytest.UsageError(
+            f"tinygrad is imported from the checkout ({tinygrad.__file__}), not the installed "
+            "tinygrad 0.14.0: run the shadow runner from outside the checkout"
+        )
+    shadow = config.getoption("--xdsl-shadow-mode") == "shadow"
+    config.pluginmanager.register(ShadowPlugin(report, shadow), "xdsl-shadow")
