@@ -140,7 +140,11 @@ def scalar_constant(u: UOp) -> float | int | bool | None:
     if u.device is not None:
         return None
     if u.op is Ops.CONST:
-        return u.arg if isinstance(u.arg, bool) else (int(u.arg) if dtypes.is_int(u.dtype) else float(u.arg))
+        return (
+            u.arg
+            if isinstance(u.arg, bool)
+            else (int(u.arg) if dtypes.is_int(u.dtype) else float(u.arg))
+        )
     if u.op in (Ops.RESHAPE, Ops.EXPAND, Ops.DETACH, Ops.CAST):
         inner = scalar_constant(u.src[0])
         if inner is None:
@@ -161,7 +165,9 @@ def operand_dtype(u: UOp) -> DType:
     return strong[0] if strong else tgdtypes.strong(values[0].dtype)
 
 
-def _placement(ctx: ImportContext, placed: list[SSAValue], where: OnAttr | None) -> OnAttr | ShardAttr:
+def _placement(
+    ctx: ImportContext, placed: list[SSAValue], where: OnAttr | None
+) -> OnAttr | ShardAttr:
     """The result placement of an elementwise op: a shard operand's, else any operand's, else the
     consumer's (every operand device-less)."""
     encodings = [_of_type(v).encoding for v in placed]

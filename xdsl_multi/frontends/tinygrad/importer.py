@@ -119,7 +119,7 @@ class Importer(ImportContext):
         self._memo[key] = result
         return result
 
-    def constant(self, value: float | int | bool, like: TensorType) -> SSAValue:
+    def constant(self, value: float | bool, like: TensorType) -> SSAValue:
         key = (repr(value), like)
         found = self._constants.get(key)
         if found is None:
