@@ -10,6 +10,7 @@ expand, copy to the result's placement) and then the op is one row of the tables
 | ADD, SUB, MUL | addf, subf, mulf | addi, subi, muli | addi, subi, muli |
 | FDIV | divf | | |
 | CDIV, CMOD | | divsi, remsi | divui, remui |
+| FLOORDIV, FLOORMOD | | divsi, remsi (Python's rounding, from C's) | divui, remui |
 | MAX | maximumf | maxsi | maxui |
 | AND, OR, XOR, SHL | | andi, ori, xori, shli | andi, ori, xori, shli |
 | SHR | | shrsi | shrui |
@@ -68,6 +69,18 @@ def _negi(ctx: ImportContext, xs: list[SSAValue]) -> SSAValue:
     return ctx.b.subi(ctx.constant(0, _of_type(xs[0])), xs[0])
 
 
+def _floormod(ctx: ImportContext, xs: list[SSAValue]) -> SSAValue:
+    """Python's `a % b` (sign of b) from C's remainder: `((a rem b) + b) rem b`."""
+    b = ctx.b
+    return b.remsi(b.addi(b.remsi(xs[0], xs[1]), xs[1]), xs[1])
+
+
+def _floordiv(ctx: ImportContext, xs: list[SSAValue]) -> SSAValue:
+    """Python's `a // b`: `(a - a mod b) / b`, an exact division."""
+    b = ctx.b
+    return b.divsi(b.subi(xs[0], _floormod(ctx, xs)), xs[1])
+
+
 _COMMON: dict[Ops, Emit] = {
     Ops.WHERE: lambda ctx, xs: ctx.b.where(xs[0], xs[1], xs[2]),
     Ops.CMPNE: _cmp("ne"),
@@ -111,6 +124,8 @@ SIGNED_OPS: dict[Ops, Emit] = {
     Ops.CMOD: _binary(Builder.remsi),
     Ops.MAX: _binary(Builder.maxsi),
     Ops.SHR: _binary(Builder.shrsi),
+    Ops.FLOORDIV: _floordiv,
+    Ops.FLOORMOD: _floormod,
     Ops.CMPLT: _cmp("lt"),
 }
 """tinygrad op -> the ops on signed integer operands."""
@@ -121,6 +136,8 @@ UNSIGNED_OPS: dict[Ops, Emit] = {
     Ops.CMOD: _binary(Builder.remui),
     Ops.MAX: _binary(Builder.maxui),
     Ops.SHR: _binary(Builder.shrui),
+    Ops.FLOORDIV: _binary(Builder.divui),
+    Ops.FLOORMOD: _binary(Builder.remui),
     Ops.CMPLT: _cmp("ult"),
 }
 """tinygrad op -> the ops on unsigned integer and bool operands."""

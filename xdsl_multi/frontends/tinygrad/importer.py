@@ -24,7 +24,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl_multi.builder import Builder, tensor
 from xdsl_multi.dialects.multi import OnAttr
 from xdsl_multi.frontends.tinygrad import dtypes as tgdtypes
-from xdsl_multi.frontends.tinygrad import elementwise, movement, placement
+from xdsl_multi.frontends.tinygrad import elementwise, movement, placement, stores
 from xdsl_multi.frontends.tinygrad.context import ImportContext
 from xdsl_multi.frontends.tinygrad.errors import UnsupportedGraph
 
@@ -59,8 +59,21 @@ RULES: dict[Ops, Rule] = {
     Ops.CONTIGUOUS: placement.contiguous,
     Ops.DETACH: placement.passthrough,
     Ops.CONTIGUOUS_BACKWARD: placement.passthrough,
+    Ops.AFTER: stores.after,
 }
 """tinygrad op -> the rule that builds it (BUFFER, a cut point, is the importer's own)."""
+
+
+def _shape_text(shape: tuple[int | UOp, ...]) -> str:
+    """A shape with its symbolic dims named by their variables (`(i, 4)`)."""
+
+    def dim(s: int | UOp) -> str:
+        if isinstance(s, int):
+            return str(s)
+        names = [x.arg.name for x in s.toposort() if x.op is Ops.BUFFER and x.arg.name]
+        return "+".join(names) or s.op.name
+
+    return "(" + ", ".join(dim(s) for s in shape) + ")"
 
 
 def _buffer_array(u: UOp) -> np.ndarray:
@@ -108,7 +121,7 @@ class Importer(ImportContext):
             return found
         shape = u._shape
         if shape is not None and not all(isinstance(s, int) for s in shape):
-            raise UnsupportedGraph(u.op.name, f"symbolic shape {shape}")
+            raise UnsupportedGraph(u.op.name, f"symbolic shape {_shape_text(shape)}")
         if u.op is Ops.BUFFER:
             result = self._argument(u, where)
         else:
