@@ -10,10 +10,10 @@ import pytest
 
 tinygrad = pytest.importorskip("tinygrad")
 
-from tinygrad import Tensor  # noqa: E402
-from tinygrad.uop.ops import Ops  # noqa: E402
+from tinygrad import Tensor
+from tinygrad.uop.ops import Ops
 
-from xdsl_multi.frontends.tinygrad import import_tensors, run  # noqa: E402
+from xdsl_multi.frontends.tinygrad import import_tensors, run
 
 D2 = ("CPU:0", "CPU:1")
 RNG = np.random.default_rng(12)
