@@ -22,6 +22,7 @@ expand, copy to the result's placement) and then the op is one row of the tables
 | NEG | negf | subi(0, x) | subi(0, x) |
 | CAST | tg.cast (`unsigned` when either side is unsigned) | | |
 | BITCAST | arith.bitcast (same width) | | |
+| STACK (as a value) | tg.reshape + tg.pad per row, tg.where | | |
 
 Booleans (i1) use the unsigned column (`a < b` on bools is `ult`).
 """
@@ -182,9 +183,7 @@ def operand_dtype(u: UOp) -> DType:
     return strong[0] if strong else tgdtypes.strong(values[0].dtype)
 
 
-def _placement(
-    ctx: ImportContext, placed: list[SSAValue], where: OnAttr | None
-) -> OnAttr | ShardAttr:
+def result_placement(placed: list[SSAValue], where: OnAttr | None) -> OnAttr | ShardAttr:
     """The result placement of an elementwise op: a shard operand's, else any operand's, else the
     consumer's (every operand device-less)."""
     encodings = [_of_type(v).encoding for v in placed]
@@ -205,7 +204,7 @@ def alu(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
     if emit is None:
         raise UnsupportedGraph(u.op.name, f"no rule for {u.op.name} on {dt}")
     placed = {i: ctx.value(s, where) for i, s in enumerate(u.src) if s.device is not None}
-    enc = _placement(ctx, list(placed.values()), where)
+    enc = result_placement(list(placed.values()), where)
     devices = OnAttr(list(enc.device_names))
     shape = list(u.shape)
     operand_elt = tgdtypes.element_type(dt, u.op.name)
@@ -247,3 +246,35 @@ def bitcast(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
     v = ctx.value(src, where)
     elt = tgdtypes.element_type(u.dtype, u.op.name)
     return v if _of_type(v).element_type == elt else ctx.b.bitcast(v, elt)
+
+
+def stack(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
+    """STACK(x0..xn-1) as a value (`Tensor.cat` of small pieces): a new leading axis of n, built
+    as `where(row i, pad(xi), ...)` (exact: no arithmetic on the values)."""
+    n = len(u.src)
+    inner = list(u.src[0].shape)
+    placed = [ctx.value(s, where) for s in u.src if s.device is not None]
+    enc = result_placement(placed, where)
+    devices = OnAttr(list(enc.device_names))
+    elt = tgdtypes.element_type(u.dtype, u.op.name)
+    fill = False if u.dtype == dtypes.bool else 0
+    rows: SSAValue | None = None
+    for i, s in enumerate(u.src):
+        const = scalar_constant(s)
+        item = tensor(inner, elt, enc)
+        if const is not None:
+            v = ctx.constant(const, item)
+        else:
+            v = ctx.coerce(ctx.value(s, devices), item, tgdtypes.is_unsigned(s.dtype))
+        v = ctx.b.reshape(v, [1, *inner])
+        if n == 1:
+            return v
+        bounds = [(i, n - 1 - i)] + [(0, 0)] * len(inner)
+        padded = ctx.b.pad(v, bounds, fill)
+        if rows is None:
+            rows = padded
+            continue
+        row = ctx.b.pad(ctx.constant(True, tensor([1, *inner], IntegerType(1), enc)), bounds, False)
+        rows = ctx.b.where(row, padded, rows)
+    assert rows is not None
+    return rows

@@ -44,6 +44,7 @@ RULES: dict[Ops, Rule] = {
     Ops.CAST: elementwise.cast,
     Ops.BITCAST: elementwise.bitcast,
     Ops.CONST: _const,
+    Ops.STACK: elementwise.stack,
     Ops.RESHAPE: movement.reshape,
     Ops.EXPAND: movement.expand,
     Ops.PERMUTE: movement.permute,
@@ -62,6 +63,18 @@ RULES: dict[Ops, Rule] = {
     Ops.AFTER: stores.after,
 }
 """tinygrad op -> the rule that builds it (BUFFER, a cut point, is the importer's own)."""
+
+
+def _is_symbolic(u: UOp) -> bool:
+    shape = u._shape
+    return shape is not None and not all(isinstance(s, int) for s in shape)
+
+
+def _symbolic_origin(u: UOp) -> UOp:
+    """The op that makes `u`'s shape symbolic: follow the sources with symbolic shapes."""
+    while (inner := next((s for s in u.src if _is_symbolic(s)), None)) is not None:
+        u = inner
+    return u
 
 
 def _shape_text(shape: tuple[int | UOp, ...]) -> str:
@@ -119,9 +132,9 @@ class Importer(ImportContext):
         found = self._memo.get(key)
         if found is not None:
             return found
-        shape = u._shape
-        if shape is not None and not all(isinstance(s, int) for s in shape):
-            raise UnsupportedGraph(u.op.name, f"symbolic shape {_shape_text(shape)}")
+        if _is_symbolic(u):
+            origin = _symbolic_origin(u)
+            raise UnsupportedGraph(origin.op.name, f"symbolic shape {_shape_text(origin.shape)}")
         if u.op is Ops.BUFFER:
             result = self._argument(u, where)
         else:
