@@ -369,9 +369,7 @@ class Builder:
     def bitcast(self, x: SSAValue, element_type: Attribute) -> SSAValue:
         """`arith.bitcast` of a tensor to another element type of the same width."""
         t = _tensor("arith.bitcast", x)
-        return self._insert(
-            arith.BitcastOp(x, TensorType(element_type, t.get_shape(), t.encoding))
-        )
+        return self._insert(arith.BitcastOp(x, TensorType(element_type, t.get_shape(), t.encoding)))
 
     def trunc(self, x: SSAValue) -> SSAValue:
         return self._insert(math.TruncOp(x))

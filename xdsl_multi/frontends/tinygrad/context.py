@@ -26,7 +26,7 @@ class ImportContext(Protocol):
         """The imported value of `u` (memoized); a device-less `u` is computed on `where`."""
         ...
 
-    def constant(self, value: float | int | bool, like: TensorType) -> SSAValue:
+    def constant(self, value: float | bool, like: TensorType) -> SSAValue:
         """A splat constant of type `like`, one per (value, type) in the module."""
         ...
 

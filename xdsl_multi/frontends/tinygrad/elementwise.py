@@ -10,6 +10,7 @@ expand, copy to the result's placement) and then the op is one row of the tables
 | ADD, SUB, MUL | addf, subf, mulf | addi, subi, muli | addi, subi, muli |
 | FDIV | divf | | |
 | CDIV, CMOD | | divsi, remsi | divui, remui |
+| FLOORDIV, FLOORMOD | | divsi, remsi (Python's rounding, from C's) | divui, remui |
 | MAX | maximumf | maxsi | maxui |
 | AND, OR, XOR, SHL | | andi, ori, xori, shli | andi, ori, xori, shli |
 | SHR | | shrsi | shrui |
@@ -21,6 +22,7 @@ expand, copy to the result's placement) and then the op is one row of the tables
 | NEG | negf | subi(0, x) | subi(0, x) |
 | CAST | tg.cast (`unsigned` when either side is unsigned) | | |
 | BITCAST | arith.bitcast (same width) | | |
+| STACK (as a value) | tg.reshape + tg.pad per row, tg.where | | |
 
 Booleans (i1) use the unsigned column (`a < b` on bools is `ult`).
 """
@@ -68,6 +70,18 @@ def _negi(ctx: ImportContext, xs: list[SSAValue]) -> SSAValue:
     return ctx.b.subi(ctx.constant(0, _of_type(xs[0])), xs[0])
 
 
+def _floormod(ctx: ImportContext, xs: list[SSAValue]) -> SSAValue:
+    """Python's `a % b` (sign of b) from C's remainder: `((a rem b) + b) rem b`."""
+    b = ctx.b
+    return b.remsi(b.addi(b.remsi(xs[0], xs[1]), xs[1]), xs[1])
+
+
+def _floordiv(ctx: ImportContext, xs: list[SSAValue]) -> SSAValue:
+    """Python's `a // b`: `(a - a mod b) / b`, an exact division."""
+    b = ctx.b
+    return b.divsi(b.subi(xs[0], _floormod(ctx, xs)), xs[1])
+
+
 _COMMON: dict[Ops, Emit] = {
     Ops.WHERE: lambda ctx, xs: ctx.b.where(xs[0], xs[1], xs[2]),
     Ops.CMPNE: _cmp("ne"),
@@ -111,6 +125,8 @@ SIGNED_OPS: dict[Ops, Emit] = {
     Ops.CMOD: _binary(Builder.remsi),
     Ops.MAX: _binary(Builder.maxsi),
     Ops.SHR: _binary(Builder.shrsi),
+    Ops.FLOORDIV: _floordiv,
+    Ops.FLOORMOD: _floormod,
     Ops.CMPLT: _cmp("lt"),
 }
 """tinygrad op -> the ops on signed integer operands."""
@@ -121,6 +137,8 @@ UNSIGNED_OPS: dict[Ops, Emit] = {
     Ops.CMOD: _binary(Builder.remui),
     Ops.MAX: _binary(Builder.maxui),
     Ops.SHR: _binary(Builder.shrui),
+    Ops.FLOORDIV: _binary(Builder.divui),
+    Ops.FLOORMOD: _binary(Builder.remui),
     Ops.CMPLT: _cmp("ult"),
 }
 """tinygrad op -> the ops on unsigned integer and bool operands."""
@@ -140,7 +158,11 @@ def scalar_constant(u: UOp) -> float | int | bool | None:
     if u.device is not None:
         return None
     if u.op is Ops.CONST:
-        return u.arg if isinstance(u.arg, bool) else (int(u.arg) if dtypes.is_int(u.dtype) else float(u.arg))
+        return (
+            u.arg
+            if isinstance(u.arg, bool)
+            else (int(u.arg) if dtypes.is_int(u.dtype) else float(u.arg))
+        )
     if u.op in (Ops.RESHAPE, Ops.EXPAND, Ops.DETACH, Ops.CAST):
         inner = scalar_constant(u.src[0])
         if inner is None:
@@ -161,7 +183,7 @@ def operand_dtype(u: UOp) -> DType:
     return strong[0] if strong else tgdtypes.strong(values[0].dtype)
 
 
-def _placement(ctx: ImportContext, placed: list[SSAValue], where: OnAttr | None) -> OnAttr | ShardAttr:
+def result_placement(placed: list[SSAValue], where: OnAttr | None) -> OnAttr | ShardAttr:
     """The result placement of an elementwise op: a shard operand's, else any operand's, else the
     consumer's (every operand device-less)."""
     encodings = [_of_type(v).encoding for v in placed]
@@ -182,7 +204,7 @@ def alu(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
     if emit is None:
         raise UnsupportedGraph(u.op.name, f"no rule for {u.op.name} on {dt}")
     placed = {i: ctx.value(s, where) for i, s in enumerate(u.src) if s.device is not None}
-    enc = _placement(ctx, list(placed.values()), where)
+    enc = result_placement(list(placed.values()), where)
     devices = OnAttr(list(enc.device_names))
     shape = list(u.shape)
     operand_elt = tgdtypes.element_type(dt, u.op.name)
@@ -224,3 +246,35 @@ def bitcast(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
     v = ctx.value(src, where)
     elt = tgdtypes.element_type(u.dtype, u.op.name)
     return v if _of_type(v).element_type == elt else ctx.b.bitcast(v, elt)
+
+
+def stack(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
+    """STACK(x0..xn-1) as a value (`Tensor.cat` of small pieces): a new leading axis of n, built
+    as `where(row i, pad(xi), ...)` (exact: no arithmetic on the values)."""
+    n = len(u.src)
+    inner = list(u.src[0].shape)
+    placed = [ctx.value(s, where) for s in u.src if s.device is not None]
+    enc = result_placement(placed, where)
+    devices = OnAttr(list(enc.device_names))
+    elt = tgdtypes.element_type(u.dtype, u.op.name)
+    fill = False if u.dtype == dtypes.bool else 0
+    rows: SSAValue | None = None
+    for i, s in enumerate(u.src):
+        const = scalar_constant(s)
+        item = tensor(inner, elt, enc)
+        if const is not None:
+            v = ctx.constant(const, item)
+        else:
+            v = ctx.coerce(ctx.value(s, devices), item, tgdtypes.is_unsigned(s.dtype))
+        v = ctx.b.reshape(v, [1, *inner])
+        if n == 1:
+            return v
+        bounds = [(i, n - 1 - i)] + [(0, 0)] * len(inner)
+        padded = ctx.b.pad(v, bounds, fill)
+        if rows is None:
+            rows = padded
+            continue
+        row = ctx.b.pad(ctx.constant(True, tensor([1, *inner], IntegerType(1), enc)), bounds, False)
+        rows = ctx.b.where(row, padded, rows)
+    assert rows is not None
+    return rows

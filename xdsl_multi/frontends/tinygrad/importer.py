@@ -24,7 +24,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl_multi.builder import Builder, tensor
 from xdsl_multi.dialects.multi import OnAttr
 from xdsl_multi.frontends.tinygrad import dtypes as tgdtypes
-from xdsl_multi.frontends.tinygrad import elementwise, movement, placement
+from xdsl_multi.frontends.tinygrad import elementwise, movement, placement, stores
 from xdsl_multi.frontends.tinygrad.context import ImportContext
 from xdsl_multi.frontends.tinygrad.errors import UnsupportedGraph
 
@@ -44,6 +44,7 @@ RULES: dict[Ops, Rule] = {
     Ops.CAST: elementwise.cast,
     Ops.BITCAST: elementwise.bitcast,
     Ops.CONST: _const,
+    Ops.STACK: elementwise.stack,
     Ops.RESHAPE: movement.reshape,
     Ops.EXPAND: movement.expand,
     Ops.PERMUTE: movement.permute,
@@ -59,8 +60,33 @@ RULES: dict[Ops, Rule] = {
     Ops.CONTIGUOUS: placement.contiguous,
     Ops.DETACH: placement.passthrough,
     Ops.CONTIGUOUS_BACKWARD: placement.passthrough,
+    Ops.AFTER: stores.after,
 }
 """tinygrad op -> the rule that builds it (BUFFER, a cut point, is the importer's own)."""
+
+
+def _is_symbolic(u: UOp) -> bool:
+    shape = u._shape
+    return shape is not None and not all(isinstance(s, int) for s in shape)
+
+
+def _symbolic_origin(u: UOp) -> UOp:
+    """The op that makes `u`'s shape symbolic: follow the sources with symbolic shapes."""
+    while (inner := next((s for s in u.src if _is_symbolic(s)), None)) is not None:
+        u = inner
+    return u
+
+
+def _shape_text(shape: tuple[int | UOp, ...]) -> str:
+    """A shape with its symbolic dims named by their variables (`(i, 4)`)."""
+
+    def dim(s: int | UOp) -> str:
+        if isinstance(s, int):
+            return str(s)
+        names = [x.arg.name for x in s.toposort() if x.op is Ops.BUFFER and x.arg.name]
+        return "+".join(names) or s.op.name
+
+    return "(" + ", ".join(dim(s) for s in shape) + ")"
 
 
 def _buffer_array(u: UOp) -> np.ndarray:
@@ -106,9 +132,9 @@ class Importer(ImportContext):
         found = self._memo.get(key)
         if found is not None:
             return found
-        shape = u._shape
-        if shape is not None and not all(isinstance(s, int) for s in shape):
-            raise UnsupportedGraph(u.op.name, f"symbolic shape {shape}")
+        if _is_symbolic(u):
+            origin = _symbolic_origin(u)
+            raise UnsupportedGraph(origin.op.name, f"symbolic shape {_shape_text(origin.shape)}")
         if u.op is Ops.BUFFER:
             result = self._argument(u, where)
         else:
@@ -119,7 +145,7 @@ class Importer(ImportContext):
         self._memo[key] = result
         return result
 
-    def constant(self, value: float | int | bool, like: TensorType) -> SSAValue:
+    def constant(self, value: float | bool, like: TensorType) -> SSAValue:
         key = (repr(value), like)
         found = self._constants.get(key)
         if found is None:
