@@ -5,8 +5,8 @@ also run by xdsl-multi and compared with tinygrad's value.
 python -m xdsl_multi.frontends.tinygrad.shadow [--baseline FILE] [--report FILE] TINYGRAD_CHECKOUT [pytest args]
 ```
 
-1. Baseline: pytest on the checkout with shadow_plugin.py recording outcomes only (or the
-   outcomes of an earlier report given with `--baseline`).
+1. Baseline: pytest on the checkout with shadow_plugin.py recording outcomes only (written to
+   `--baseline FILE` if given; an existing FILE is read instead, with no baseline run).
 2. Shadow run: the same tests with shadow_plugin.py wrapping `Tensor.realize`.
 3. The summary: graphs matched, mismatched, errors, unsupported by reason, not compared by
    reason, tinygrad's outcomes against the baseline; the last line `N passed, N failed`
@@ -44,9 +44,7 @@ PLUGIN = "xdsl_multi.frontends.tinygrad.shadow_plugin"
 
 def _names_tests(checkout: Path, args: Sequence[str]) -> bool:
     """Whether the pytest arguments name test files or node ids of their own."""
-    return any(
-        not a.startswith("-") and (checkout / a.split("::")[0]).exists() for a in args
-    )
+    return any(not a.startswith("-") and (checkout / a.split("::")[0]).exists() for a in args)
 
 
 def run_pytest(checkout: Path, args: Sequence[str], report: Path, mode: str) -> int:
@@ -89,9 +87,11 @@ def summarize(
     """The summary lines, and whether the run is clean (no failure, no outcome changed)."""
     kinds = collections.Counter(str(g["kind"]) for g in graphs)
     lines = [
-        f"graphs: {len(graphs)} multi-device graphs: {kinds['matched']} matched, "
-        f"{kinds['mismatch']} mismatched, {kinds['error']} errors, "
-        f"{kinds['unsupported']} unsupported, {kinds['not-compared']} not compared"
+        (
+            f"graphs: {len(graphs)} multi-device graphs: {kinds['matched']} matched, "
+            f"{kinds['mismatch']} mismatched, {kinds['error']} errors, "
+            f"{kinds['unsupported']} unsupported, {kinds['not-compared']} not compared"
+        )
     ]
     for kind, title in (("unsupported", "unsupported"), ("not-compared", "not compared")):
         reasons = collections.Counter(str(g["reason"]) for g in graphs if g["kind"] == kind)
@@ -109,13 +109,15 @@ def summarize(
                 lines.append(f"      {detail[-1][:300]}")
         if len(bad) > 30:
             lines.append(f"  ... and {len(bad) - 30} more (see the report)")
-    changed = sorted(
-        t for t in set(baseline) | set(outcomes) if baseline.get(t) != outcomes.get(t)
+    changed = sorted(t for t in set(baseline) | set(outcomes) if baseline.get(t) != outcomes.get(t))
+    lines.append(
+        f"tinygrad's outcomes: {_outcome_counts(outcomes)} (baseline: {_outcome_counts(baseline)})"
     )
-    lines.append(f"tinygrad's outcomes: {_outcome_counts(outcomes)} (baseline: {_outcome_counts(baseline)})")
     lines.append(f"outcomes changed against the baseline: {len(changed)} of {len(outcomes)} tests")
     for t in changed[:30]:
-        lines.append(f"  {t}: baseline {baseline.get(t, 'absent')}, shadow {outcomes.get(t, 'absent')}")
+        lines.append(
+            f"  {t}: baseline {baseline.get(t, 'absent')}, shadow {outcomes.get(t, 'absent')}"
+        )
     failed = kinds["mismatch"] + kinds["error"]
     lines.append(f"{kinds['matched']} passed, {failed} failed")
     return lines, failed == 0 and not changed
@@ -127,9 +129,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Run tinygrad's multi-device tests with every multi-device graph also run "
         "by xdsl-multi and compared with tinygrad's value.",
     )
-    parser.add_argument("--baseline", type=Path, help="a report with tinygrad's own outcomes (skips the baseline run)")
-    parser.add_argument("--report", type=Path, help="where to write the shadow run's JSON-lines report")
-    parser.add_argument("checkout", type=Path, help="a tinygrad checkout (its tests run against the installed tinygrad)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="tinygrad's own outcomes: read from this report if it exists (no baseline run), "
+        "else the baseline run writes it",
+    )
+    parser.add_argument(
+        "--report", type=Path, help="where to write the shadow run's JSON-lines report"
+    )
+    parser.add_argument(
+        "checkout",
+        type=Path,
+        help="a tinygrad checkout (its tests run against the installed tinygrad)",
+    )
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to pytest")
     args = parser.parse_args(argv)
     checkout: Path = args.checkout.resolve()
@@ -137,17 +150,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{args.checkout}: not a tinygrad checkout (it has no test/ folder)")
     with tempfile.TemporaryDirectory(prefix="xdsl-shadow-") as tmp:
         baseline_path: Path = args.baseline or Path(tmp) / "baseline.jsonl"
-        if args.baseline is None:
+        if not baseline_path.exists():
             print("== baseline: tinygrad's tests alone", flush=True)
             run_pytest(checkout, args.pytest_args, baseline_path, "outcomes")
         report: Path = args.report or Path(tmp) / "shadow.jsonl"
         report.unlink(missing_ok=True)
-        print("== shadow: tinygrad's tests, every multi-device graph also run by xdsl-multi", flush=True)
-        run_pytest(checkout, args.pytest_args, report, "shadow")
+        print(
+            "== shadow: tinygrad's tests, every multi-device graph also run by xdsl-multi",
+            flush=True,
+        )
+        status = run_pytest(checkout, args.pytest_args, report, "shadow")
         _, baseline = read_report(baseline_path)
         graphs, outcomes = read_report(report)
     lines, clean = summarize(graphs, outcomes, baseline)
     print("== xdsl-multi shadow of tinygrad's tests")
+    if status not in (0, 1):  # 0, 1: the tests ran (and some failed); else pytest itself failed
+        lines.insert(-1, f"the shadow run's pytest exited with status {status}")
+        clean = False
     print("\n".join(lines))
     return 0 if clean else 1
 

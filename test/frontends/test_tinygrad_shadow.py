@@ -1,0 +1,82 @@
+"""The shadow runner (SPEC §8) on a small synthetic test file (shadow_sample.py) instead of
+tinygrad's checkout: one sharded float graph and one replicated int graph that match, a graph
+sharded on two axes that is unsupported, a failing test that stays failing. tinygrad realizes
+on its CPU device, which compiles with clang: without tinygrad or clang the runner test is
+skipped (the comparison helpers are tested without clang)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tinygrad")
+
+from tinygrad.dtype import dtypes
+
+from xdsl_multi.frontends.tinygrad.shadow import summarize
+from xdsl_multi.frontends.tinygrad.shadow_plugin import mismatch
+
+SAMPLE = Path(__file__).with_name("shadow_sample.py")
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="tinygrad's CPU device needs clang")
+def test_shadow_runner_on_a_sample_checkout(tmp_path: Path) -> None:
+    checkout = tmp_path / "tinygrad"
+    (checkout / "test").mkdir(parents=True)
+    shutil.copy(SAMPLE, checkout / "test" / "test_sample.py")
+    report = tmp_path / "shadow.jsonl"
+    command = [sys.executable, "-m", "xdsl_multi.frontends.tinygrad.shadow"]
+    command += ["--report", str(report), str(checkout), "-q", "test/test_sample.py"]
+    done = subprocess.run(
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False
+    )
+    summary = done.stdout[done.stdout.index("== xdsl-multi shadow") :].splitlines()
+    assert summary[1] == (
+        "graphs: 5 multi-device graphs: 4 matched, 0 mismatched, 0 errors, "
+        "1 unsupported, 0 not compared"
+    ), done.stdout
+    assert "UNSHARD: sharding on 2 axes (0, 1) needs a device mesh" in summary[3]
+    assert "tinygrad's outcomes: 1 failed, 3 passed (baseline: 1 failed, 3 passed)" in summary
+    assert "outcomes changed against the baseline: 0 of 4 tests" in summary
+    assert summary[-1] == "4 passed, 0 failed"
+    assert done.returncode == 0
+    assert report.read_text().count('"kind": "matched"') == 4
+
+
+def test_mismatch_is_exact_for_ints_and_uses_the_dtypes_tolerance_for_floats() -> None:
+    ints = np.array([1, 2, 3], np.int32)
+    assert mismatch(ints, ints.copy(), dtypes.int32) is None
+    why = mismatch(ints, np.array([1, 2, 4], np.int32), dtypes.int32)
+    assert why == "1 of 3 elements differ; first at (2,): ours 3, tinygrad's 4"
+    floats = np.array([1.0, np.nan, -np.inf], np.float32)
+    assert mismatch(floats, floats + np.float32(1e-6), dtypes.float32) is None
+    assert mismatch(floats, floats + np.float32(1e-3), dtypes.float32) is not None
+    assert (
+        mismatch(floats.astype(np.float16), floats.astype(np.float16) + 1e-3, dtypes.float16)
+        is None
+    )
+    assert mismatch(ints, ints.reshape(3, 1), dtypes.int32) == "shape (3,) != tinygrad's (3, 1)"
+    signless = np.array([-1], np.int32)  # the program's bits of a uint32 0xFFFFFFFF
+    assert mismatch(signless, np.array([0xFFFFFFFF], np.uint32), dtypes.uint32) is None
+
+
+def test_summary_counts_failures_and_changed_outcomes() -> None:
+    graphs: list[dict[str, object]] = [
+        {"test": "t::a", "index": 0, "kind": "matched", "graph": "g", "reason": "", "detail": ""},
+        {"test": "t::a", "index": 1, "kind": "mismatch", "graph": "g", "reason": "values differ", "detail": "1 of 4"},
+        {"test": "t::b", "index": 0, "kind": "error", "graph": "g", "reason": "compile or run: X", "detail": "X: y"},
+        {"test": "t::b", "index": 1, "kind": "unsupported", "graph": "g", "reason": "UNSHARD: 2 axes", "detail": ""},
+    ]  # fmt: skip
+    lines, clean = summarize(
+        graphs, {"t::a": "passed", "t::b": "call:failed"}, {"t::a": "passed", "t::b": "passed"}
+    )
+    assert lines[-1] == "1 passed, 2 failed"
+    assert "outcomes changed against the baseline: 1 of 2 tests" in lines
+    assert "  t::b: baseline passed, shadow call:failed" in lines
+    assert "      1  UNSHARD: 2 axes" in lines
+    assert not clean
