@@ -30,3 +30,9 @@ def test_two_axis_shard_is_unsupported() -> None:
 def test_failing_stays_failing() -> None:
     x = Tensor(np.ones(4, dtype=np.float32)).shard(DEVICES_2, 0)
     assert (x + 1).numpy().tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+def test_two_tensors_realized_together_match() -> None:
+    x = Tensor(np.arange(8, dtype=np.float32)).shard(DEVICES_2, 0)
+    a, b = (x * x).contiguous(), (x + x.sum()).contiguous()
+    Tensor.realize(a, b)

@@ -179,11 +179,25 @@ def mismatch(ours: np.ndarray, theirs: np.ndarray, dt: DType) -> str | None:
 
 @dataclass
 class _Pending:
-    tensor: Tensor
-    record: GraphRecord
+    """Tensors of one realize imported as one module (compiled once), a record for each."""
+
+    tensors: list[Tensor]
+    records: list[GraphRecord]
     module: Any
     inputs: list[np.ndarray]
     started: float
+
+
+def _error_detail(e: BaseException) -> str:
+    return "".join(traceback.format_exception(e))[-4000:]
+
+
+def _import_or_none(tensors: list[Tensor]) -> tuple[Any, list[np.ndarray]] | None:
+    """The tensors imported together, or None (then each is imported on its own)."""
+    try:
+        return import_tensors(*tensors)
+    except Exception:  # noqa: BLE001 - each tensor gets its own verdict instead
+        return None
 
 
 class ShadowPlugin:
@@ -229,7 +243,7 @@ class ShadowPlugin:
             return original(t, *lst, **kwargs)
         self.busy = True
         try:
-            pending = [p for x in (t, *lst) if (p := self._capture(x)) is not None]
+            pending = self._capture([x for x in (t, *lst) if self._shadowed(x)])
         finally:
             self.busy = False
         result = original(t, *lst, **kwargs)
@@ -241,8 +255,27 @@ class ShadowPlugin:
             self.busy = False
         return result
 
-    def _new_record(self, t: Tensor, kind: str) -> GraphRecord:
-        record = GraphRecord(self.test, self.index, kind, "?")
+    def _shadowed(self, t: Tensor) -> bool:
+        """Whether tinygrad will realize `t` and its graph is multi-device (one with no data
+        gets its not-compared record here)."""
+        try:
+            if t.uop.is_virtual or t.uop.has_buffer_identity():
+                return False
+            multi, no_data = graph_facts(t)
+        except Exception:  # noqa: BLE001 - tinygrad reports what is wrong with this tensor
+            return False
+        if multi and no_data is not None:
+            record = self._new_record(t)
+            record.kind, record.reason = (
+                "not-compared",
+                f"{no_data.split(':')[0]} device has no data",
+            )
+            self.write(asdict(record))
+            return False
+        return multi
+
+    def _new_record(self, t: Tensor) -> GraphRecord:
+        record = GraphRecord(self.test, self.index, "error", "?")
         self.index += 1
         try:
             record.graph = describe(t)
@@ -250,67 +283,66 @@ class ShadowPlugin:
             record.graph = f"<{type(e).__name__}>"
         return record
 
-    def _capture(self, t: Tensor) -> _Pending | None:
-        """Import `t` before tinygrad realizes it (None: not a multi-device graph, or done)."""
+    def _capture(self, tensors: list[Tensor]) -> list[_Pending]:
+        """Import the tensors before tinygrad realizes them: all in one module, or else (one of
+        them does not import) each on its own, so each gets its own verdict."""
+        if not tensors:
+            return []
         started = time.perf_counter()
-        try:
-            if t.uop.is_virtual or t.uop.has_buffer_identity():
-                return None
-            multi, no_data = graph_facts(t)
-        except Exception:  # noqa: BLE001 - tinygrad reports it itself
-            return None  # tinygrad itself will report what is wrong with this tensor
-        if not multi:
-            return None
-        record = self._new_record(t, "error")
-        if no_data is not None:
-            record.kind, record.reason = (
-                "not-compared",
-                f"{no_data.split(':')[0]} device has no data",
-            )
-            self.write(asdict(record))
-            return None
-        try:
-            module, inputs = import_tensors(t)
-        except UnsupportedGraph as e:
-            record.kind, record.reason, record.detail = "unsupported", f"{e.op}: {e.reason}", ""
+        together = _import_or_none(tensors) if len(tensors) > 1 else None
+        if together is not None:
+            records = [self._new_record(t) for t in tensors]
+            return [_Pending(tensors, records, *together, started)]
+        pending = []
+        for t in tensors:
+            started = time.perf_counter()
+            record = self._new_record(t)
+            try:
+                module, inputs = import_tensors(t)
+            except UnsupportedGraph as e:
+                record.kind, record.reason = "unsupported", f"{e.op}: {e.reason}"
+            except Exception as e:  # noqa: BLE001 - our bug: recorded, never raised
+                record.reason, record.detail = f"import: {type(e).__name__}", _error_detail(e)
+            else:
+                pending.append(_Pending([t], [record], module, inputs, started))
+                continue
             record.seconds = time.perf_counter() - started
             self.write(asdict(record))
-            return None
-        except Exception as e:  # noqa: BLE001 - our bug: recorded, never raised
-            record.reason = f"import: {type(e).__name__}"
-            record.detail = "".join(traceback.format_exception(e))[-4000:]
-            record.seconds = time.perf_counter() - started
-            self.write(asdict(record))
-            return None
-        return _Pending(t, record, module, inputs, started)
+        return pending
 
     def _check(self, p: _Pending) -> None:
-        """Run the imported module and compare with tinygrad's realized value."""
-        record = p.record
-        try:
-            theirs = tinygrad_value(p.tensor.uop)
-        except Unreadable as e:
-            record.kind, record.reason = "not-compared", f"tinygrad's value: {e}"
-            record.seconds = time.perf_counter() - p.started
-            self.write(asdict(record))
-            return
-        except Exception as e:  # noqa: BLE001 - recorded, never raised
-            theirs = None
-            record.reason = f"reading tinygrad's value: {type(e).__name__}"
-            record.detail = "".join(traceback.format_exception(e))[-4000:]
-        if theirs is not None:
+        """Run the imported module and compare each result with tinygrad's realized value."""
+        theirs: list[np.ndarray | None] = []
+        for t, record in zip(p.tensors, p.records, strict=True):
+            try:
+                theirs.append(tinygrad_value(t.uop))
+            except Unreadable as e:
+                record.kind, record.reason = "not-compared", f"tinygrad's value: {e}"
+                theirs.append(None)
+            except Exception as e:  # noqa: BLE001 - recorded, never raised
+                record.reason = f"reading tinygrad's value: {type(e).__name__}"
+                record.detail = _error_detail(e)
+                theirs.append(None)
+        if any(v is not None for v in theirs):
             try:
                 with compile_module(p.module, backend="threads") as prog:
-                    (ours,) = prog(*p.inputs)
-                why = mismatch(np.asarray(ours), theirs, p.tensor.dtype)
-                record.kind = "matched" if why is None else "mismatch"
-                record.reason = "" if why is None else "values differ"
-                record.detail = why or ""
+                    ours = prog(*p.inputs)
             except Exception as e:  # noqa: BLE001 - our bug: recorded, never raised
-                record.reason = f"compile or run: {type(e).__name__}"
-                record.detail = "".join(traceback.format_exception(e))[-4000:]
-        record.seconds = time.perf_counter() - p.started
-        self.write(asdict(record))
+                for record, value in zip(p.records, theirs, strict=True):
+                    if value is not None:
+                        record.reason = f"compile or run: {type(e).__name__}"
+                        record.detail = _error_detail(e)
+            else:
+                for t, record, mine, value in zip(p.tensors, p.records, ours, theirs, strict=True):
+                    if value is not None:
+                        why = mismatch(np.asarray(mine), value, t.dtype)
+                        record.kind = "matched" if why is None else "mismatch"
+                        record.reason = "" if why is None else "values differ"
+                        record.detail = why or ""
+        seconds = (time.perf_counter() - p.started) / len(p.records)
+        for record in p.records:
+            record.seconds = seconds
+            self.write(asdict(record))
 
     # pytest hooks
 
