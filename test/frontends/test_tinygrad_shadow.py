@@ -19,7 +19,7 @@ pytest.importorskip("tinygrad")
 from tinygrad.dtype import dtypes
 
 from xdsl_multi.frontends.tinygrad.shadow import summarize
-from xdsl_multi.frontends.tinygrad.shadow_plugin import mismatch
+from xdsl_multi.frontends.tinygrad.shadow_plugin import mismatch, tinygrad_value
 
 SAMPLE = Path(__file__).with_name("shadow_sample.py")
 
@@ -80,3 +80,15 @@ def test_summary_counts_failures_and_changed_outcomes() -> None:
     assert "  t::b: baseline passed, shadow call:failed" in lines
     assert "      1  UNSHARD: 2 axes" in lines
     assert not clean
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="tinygrad's CPU device needs clang")
+def test_tinygrad_value_reads_realized_views_of_shards_and_replicas() -> None:
+    from tinygrad import Tensor
+
+    devices = ("CPU:1", "CPU:2")
+    x = Tensor(np.arange(4, dtype=np.float32)).contiguous().realize().shard(devices, 0)
+    view = (x + x).reshape(2, 2).realize()  # RESHAPE(UNSHARD(RESHAPE(BUFFER)))
+    np.testing.assert_equal(tinygrad_value(view.uop), [[0, 2], [4, 6]])
+    replica = (Tensor(np.arange(3, dtype=np.int32)).shard(devices) * 2).contiguous().realize()
+    np.testing.assert_equal(tinygrad_value(replica.uop), [[0, 2, 4], [0, 2, 4]])  # per device

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tinygrad
+import tinygrad.engine.realize as realize_engine
 from tinygrad.device import Buffer, MultiBuffer
 from tinygrad.dtype import DType, _to_np_dtype, dtypes
 from tinygrad.tensor import Tensor
@@ -119,32 +120,61 @@ def _read_buffer(b: Buffer) -> np.ndarray:
     return np.frombuffer(b.as_memoryview(allow_zero_copy=True), dtype=np_dtype).copy()
 
 
-def _per_device(u: UOp) -> list[np.ndarray]:
-    """Each device's array of a realized view (one array for a single device)."""
+@dataclass
+class _Read:
+    """A realized view read back: `arrays` holds each device's array (`logical` False) or the
+    one logical array (`logical` True: a single device, or above an UNSHARD)."""
+
+    arrays: list[np.ndarray]
+    logical: bool
+
+    def map(self, f: Callable[[np.ndarray], np.ndarray]) -> _Read:
+        return _Read([f(a) for a in self.arrays], self.logical)
+
+
+def _movement(u: UOp, a: np.ndarray) -> np.ndarray:
+    """tinygrad's movement op `u` on numpy array `a` (its static arguments)."""
+    if u.op is Ops.RESHAPE:
+        return a.reshape(tuple(int(s) for s in u.shape))
+    if u.op is Ops.PERMUTE:
+        return a.transpose(u.marg)
+    if u.op is Ops.EXPAND:
+        return np.broadcast_to(a, tuple(int(s) for s in u.shape))
+    if u.op is Ops.SHRINK:
+        return a[tuple(slice(int(lo), int(hi)) for lo, hi in u.marg)]
+    assert u.op is Ops.FLIP
+    return np.flip(a, [i for i, f in enumerate(u.marg) if f])
+
+
+READ_MOVEMENT = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.SHRINK, Ops.FLIP})
+"""Movement ops a realized tensor may keep above its buffer (`tinygrad_value` replays them)."""
+
+
+def _read(u: UOp) -> _Read:
     if u.op is Ops.BUFFER:
         realized = u.realized
         if realized is None:
             raise Unreadable("BUFFER not realized")
-        bufs = realized.bufs if isinstance(realized, MultiBuffer) else [realized]
-        return [_read_buffer(b) for b in bufs]
-    if u.op is Ops.RESHAPE:
-        shape = tuple(int(s) for s in u.shape)
-        return [a.reshape(shape) for a in _per_device(u.src[0])]
+        if isinstance(realized, MultiBuffer):
+            return _Read([_read_buffer(b) for b in realized.bufs], logical=False)
+        return _Read([_read_buffer(realized)], logical=True)
+    if u.op in READ_MOVEMENT:
+        return _read(u.src[0]).map(lambda a: _movement(u, a))
+    if u.op is Ops.UNSHARD:
+        if len(u.arg) != 1:
+            raise Unreadable(f"UNSHARD over axes {u.arg}")
+        axis = u.arg[0]
+        local = _read(u.src[0])
+        full = np.concatenate(local.arrays, axis=axis)
+        return _Read([np.take(full, range(int(u.shape[axis])), axis=axis)], logical=True)
     raise Unreadable(f"realized value is a {u.op.name}")
 
 
 def tinygrad_value(u: UOp) -> np.ndarray:
     """The realized tensor's value in the form `Program` returns it (SPEC §6): a sharded value
     as its logical array, a value on several devices with a leading axis of devices."""
-    if u.op is Ops.UNSHARD:
-        axes = u.arg
-        if len(axes) != 1:
-            raise Unreadable(f"UNSHARD over axes {axes}")
-        axis = axes[0]
-        full = np.concatenate(_per_device(u.src[0]), axis=axis)
-        return np.take(full, range(int(u.shape[axis])), axis=axis)
-    arrays = _per_device(u)
-    return np.stack(arrays) if isinstance(u.device, tuple) else arrays[0]
+    value = _read(u)
+    return value.arrays[0] if value.logical else np.stack(value.arrays)
 
 
 def mismatch(ours: np.ndarray, theirs: np.ndarray, dt: DType) -> str | None:
@@ -256,23 +286,26 @@ class ShadowPlugin:
         return result
 
     def _shadowed(self, t: Tensor) -> bool:
-        """Whether tinygrad will realize `t` and its graph is multi-device (one with no data
-        gets its not-compared record here)."""
+        """Whether tinygrad will realize `t` and its graph is multi-device (one with nothing to
+        compare gets its not-compared record here)."""
         try:
             if t.uop.is_virtual or t.uop.has_buffer_identity():
                 return False
             multi, no_data = graph_facts(t)
         except Exception:  # noqa: BLE001 - tinygrad reports what is wrong with this tensor
             return False
-        if multi and no_data is not None:
-            record = self._new_record(t)
-            record.kind, record.reason = (
-                "not-compared",
-                f"{no_data.split(':')[0]} device has no data",
-            )
-            self.write(asdict(record))
+        if not multi:
             return False
-        return multi
+        why = None
+        if no_data is not None:
+            why = f"{no_data.split(':')[0]} device has no data"
+        elif realize_engine.capturing:
+            why = "TinyJit capture (tinygrad records the kernels, runs none)"
+        if why is not None:
+            record = self._new_record(t)
+            record.kind, record.reason = "not-compared", why
+            self.write(asdict(record))
+        return why is None
 
     def _new_record(self, t: Tensor) -> GraphRecord:
         record = GraphRecord(self.test, self.index, "error", "?")
