@@ -300,7 +300,7 @@ class ShadowPlugin:
         if no_data is not None:
             why = f"{no_data.split(':')[0]} device has no data"
         elif realize_engine.capturing:
-            why = "TinyJit capture (tinygrad records the kernels, runs none)"
+            why = "TinyJit capture (tinygrad runs the kernels later, as the captured graph)"
         if why is not None:
             record = self._new_record(t)
             record.kind, record.reason = "not-compared", why
