@@ -11,7 +11,9 @@ import pytest
 tinygrad = pytest.importorskip("tinygrad")
 
 from tinygrad import Tensor
-from tinygrad.uop.ops import Ops
+from tinygrad.device import canonicalize_device
+from tinygrad.dtype import dtypes
+from tinygrad.uop.ops import Ops, UOp
 
 from xdsl_multi.frontends.tinygrad import import_tensors, run
 
@@ -131,3 +133,25 @@ def test_integer_and_unsigned_programs() -> None:
     assert np.array_equal(fdiv, ints // 4) and np.array_equal(fmod, ints % 4)
     assert shifted.dtype == np.uint32 and np.array_equal(shifted, uints >> 3)
     assert np.array_equal(less, uints < 0x40000000)
+
+
+def realized_buffer(devices: str | tuple[str, ...], per_device: list[np.ndarray]) -> UOp:
+    """A BUFFER UOp whose memory tinygrad allocated and we filled, as a realized tensor's buffer
+    (tinygrad's own realize would need clang)."""
+    u = UOp.new_buffer(canonicalize_device(devices), per_device[0].size, dtypes.float32)
+    bufs = getattr(u.buffer, "bufs", None) or [u.buffer]
+    for buf, data in zip(bufs, per_device, strict=True):
+        buf.ensure_allocated()
+        buf.as_memoryview(force_zero_copy=True).cast("B")[:] = data.reshape(-1).view(np.uint8)
+    return u
+
+
+def test_realized_buffers_are_the_arguments() -> None:
+    sharded = Tensor(realized_buffer(D2, [X[:4], X[4:]]).reshape((4, 4)).unshard(0))
+    single = Tensor(realized_buffer("CPU:1", [W]).reshape((4, 6)))
+    _, inputs = import_tensors(sharded.sum(0), single * 2)
+    assert [a.shape for a in inputs] == [(2, 16), (24,)]  # one buffer per device, stacked
+    assert np.array_equal(inputs[0], np.stack([X[:4].reshape(-1), X[4:].reshape(-1)]))
+    got_sum, got_twice = run(sharded.sum(0), single * 2)
+    close(got_sum, X.sum(0))
+    close(got_twice, W * 2)
