@@ -20,6 +20,7 @@ from tinygrad.uop.ops import GroupOp, Ops, UOp
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from xdsl_multi.builder import Builder, tensor
 from xdsl_multi.dialects.multi import OnAttr
@@ -141,7 +142,10 @@ class Importer(ImportContext):
             rule = RULES.get(u.op)
             if rule is None:
                 raise UnsupportedGraph(u.op.name, "no rule imports this op")
-            result = rule(self, u, where)
+            try:
+                result = rule(self, u, where)
+            except VerifyException as e:  # a combination the IR's verifiers reject
+                raise UnsupportedGraph(u.op.name, f"the IR rejects it: {e}") from e
         self._memo[key] = result
         return result
 
