@@ -15,6 +15,7 @@ from tinygrad.device import canonicalize_device
 from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import Ops, UOp
 
+from xdsl_multi.dialects import multi
 from xdsl_multi.frontends.tinygrad import import_tensors, run
 
 D2 = ("CPU:0", "CPU:1")
@@ -45,7 +46,9 @@ def test_the_shard_pattern_imports_as_a_scatter_and_constants_are_shared() -> No
     a = Tensor(X).shard(D2, axis=0)
     module, inputs = import_tensors(a + 1, a * 1)
     names = [op.name for op in module.walk()]
-    assert names.count("multi.copy") == 2  # to both devices, then each keeps its slice
+    (scatter,) = [op for op in module.walk() if isinstance(op, multi.CopyOp)]
+    assert str(scatter.result.type.encoding) == '#multi.shard<["CPU", "CPU:1"], axis = 0>'
+    assert "multi.local" not in names and "multi.multi" not in names  # nothing left unused
     assert names.count("arith.constant") == 1  # 1 (and 1.0) once, at the sharded type
     assert len(inputs) == 1 and np.array_equal(inputs[0], X.reshape(-1))
 

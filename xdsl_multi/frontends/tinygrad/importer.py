@@ -113,6 +113,15 @@ def _buffer_array(u: UOp) -> np.ndarray:
     return np.stack(arrays) if isinstance(u.device, tuple) else arrays[0]
 
 
+def _erase_unused_ops(main: func.FuncOp) -> None:
+    """Drop the ops whose results nothing uses (every op the rules build is pure): the
+    broadcast before a scatter, the `multi.local` of the shard pattern once UNSHARD took its
+    source."""
+    for op in reversed(list(main.body.block.ops)):
+        if not isinstance(op, func.ReturnOp) and all(not r.uses for r in op.results):
+            main.body.block.erase_op(op)
+
+
 class Importer(ImportContext):
     """Builds @main for one set of tensors; see the module docstring."""
 
@@ -200,6 +209,7 @@ class Importer(ImportContext):
             self.value(t.uop, default if placement.is_placeless(t.uop) else None) for t in tensors
         ]
         self.b.ret(*results)
+        _erase_unused_ops(self._main)
         self._main.function_type = FunctionType.from_lists(
             [a.type for a in self._main.body.block.args], [r.type for r in results]
         )
