@@ -13,6 +13,7 @@ tinygrad = pytest.importorskip("tinygrad")
 from tinygrad import Tensor
 from tinygrad.device import canonicalize_device
 from tinygrad.dtype import dtypes
+from tinygrad.function import function
 from tinygrad.uop.ops import Ops, UOp
 
 from xdsl_multi.dialects import multi
@@ -158,3 +159,22 @@ def test_realized_buffers_are_the_arguments() -> None:
     got_sum, got_twice = run(sharded.sum(0), single * 2)
     close(got_sum, X.sum(0))
     close(got_twice, W * 2)
+
+
+def test_a_tinygrad_function_is_inlined() -> None:
+    @function
+    def layer(x: Tensor, w: Tensor) -> Tensor:
+        return (x @ w).relu()
+
+    (got,) = run(layer(Tensor(X).shard(D2, axis=0), Tensor(W).shard(D2)))
+    close(got, np.maximum(X @ W, 0))
+
+
+def test_bfloat16_buffers_are_read_as_float32() -> None:
+    values = np.array([1.5, -2.0, 0.25, 3.0], np.float32)
+    u = UOp.new_buffer("CPU", 4, dtypes.bfloat16)
+    u.buffer.ensure_allocated()
+    bits = (values.view(np.uint32) >> np.uint32(16)).astype(np.uint16)  # exact in bf16
+    u.buffer.as_memoryview(force_zero_copy=True).cast("B")[:] = bits.view(np.uint8)
+    _, inputs = import_tensors(Tensor(u).cast(dtypes.float32) * 2)
+    assert inputs[0].dtype == np.float32 and np.array_equal(inputs[0], values)
