@@ -11,8 +11,12 @@ import pytest
 tinygrad = pytest.importorskip("tinygrad")
 
 from tinygrad import Tensor
-from tinygrad.uop.ops import Ops
+from tinygrad.device import canonicalize_device
+from tinygrad.dtype import dtypes
+from tinygrad.function import function
+from tinygrad.uop.ops import Ops, UOp
 
+from xdsl_multi.dialects import multi
 from xdsl_multi.frontends.tinygrad import import_tensors, run
 
 D2 = ("CPU:0", "CPU:1")
@@ -43,7 +47,9 @@ def test_the_shard_pattern_imports_as_a_scatter_and_constants_are_shared() -> No
     a = Tensor(X).shard(D2, axis=0)
     module, inputs = import_tensors(a + 1, a * 1)
     names = [op.name for op in module.walk()]
-    assert names.count("multi.copy") == 2  # to both devices, then each keeps its slice
+    (scatter,) = [op for op in module.walk() if isinstance(op, multi.CopyOp)]
+    assert str(scatter.result.type.encoding) == '#multi.shard<["CPU", "CPU:1"], axis = 0>'
+    assert "multi.local" not in names and "multi.multi" not in names  # nothing left unused
     assert names.count("arith.constant") == 1  # 1 (and 1.0) once, at the sharded type
     assert len(inputs) == 1 and np.array_equal(inputs[0], X.reshape(-1))
 
@@ -131,3 +137,44 @@ def test_integer_and_unsigned_programs() -> None:
     assert np.array_equal(fdiv, ints // 4) and np.array_equal(fmod, ints % 4)
     assert shifted.dtype == np.uint32 and np.array_equal(shifted, uints >> 3)
     assert np.array_equal(less, uints < 0x40000000)
+
+
+def realized_buffer(devices: str | tuple[str, ...], per_device: list[np.ndarray]) -> UOp:
+    """A BUFFER UOp whose memory tinygrad allocated and we filled, as a realized tensor's buffer
+    (tinygrad's own realize would need clang)."""
+    u = UOp.new_buffer(canonicalize_device(devices), per_device[0].size, dtypes.float32)
+    bufs = getattr(u.buffer, "bufs", None) or [u.buffer]
+    for buf, data in zip(bufs, per_device, strict=True):
+        buf.ensure_allocated()
+        buf.as_memoryview(force_zero_copy=True).cast("B")[:] = data.reshape(-1).view(np.uint8)
+    return u
+
+
+def test_realized_buffers_are_the_arguments() -> None:
+    sharded = Tensor(realized_buffer(D2, [X[:4], X[4:]]).reshape((4, 4)).unshard(0))
+    single = Tensor(realized_buffer("CPU:1", [W]).reshape((4, 6)))
+    _, inputs = import_tensors(sharded.sum(0), single * 2)
+    assert [a.shape for a in inputs] == [(2, 16), (24,)]  # one buffer per device, stacked
+    assert np.array_equal(inputs[0], np.stack([X[:4].reshape(-1), X[4:].reshape(-1)]))
+    got_sum, got_twice = run(sharded.sum(0), single * 2)
+    close(got_sum, X.sum(0))
+    close(got_twice, W * 2)
+
+
+def test_a_tinygrad_function_is_inlined() -> None:
+    @function
+    def layer(x: Tensor, w: Tensor) -> Tensor:
+        return (x @ w).relu()
+
+    (got,) = run(layer(Tensor(X).shard(D2, axis=0), Tensor(W).shard(D2)))
+    close(got, np.maximum(X @ W, 0))
+
+
+def test_bfloat16_buffers_are_read_as_float32() -> None:
+    values = np.array([1.5, -2.0, 0.25, 3.0], np.float32)
+    u = UOp.new_buffer("CPU", 4, dtypes.bfloat16)
+    u.buffer.ensure_allocated()
+    bits = (values.view(np.uint32) >> np.uint32(16)).astype(np.uint16)  # exact in bf16
+    u.buffer.as_memoryview(force_zero_copy=True).cast("B")[:] = bits.view(np.uint8)
+    _, inputs = import_tensors(Tensor(u).cast(dtypes.float32) * 2)
+    assert inputs[0].dtype == np.float32 and np.array_equal(inputs[0], values)

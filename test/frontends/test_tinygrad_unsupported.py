@@ -40,3 +40,13 @@ def test_importing_the_package_does_not_import_tinygrad() -> None:
     code = "import sys, xdsl_multi; xdsl_multi.Builder; print('tinygrad' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_what_the_verifiers_reject_is_unsupported_not_a_traceback() -> None:
+    """A shrink of the shard axis that neither keeps it nor selects one shard (tinygrad's multi
+    rewrite rejects it too)."""
+    x = Tensor(np.ones((6, 2), np.float32)).shard(("CPU:0", "CPU:1"), axis=0)
+    with pytest.raises(UnsupportedGraph) as info:
+        import_tensors(x[0:1] + 1)
+    assert info.value.op == "SHRINK"
+    assert info.value.reason.startswith("the IR rejects it: tg.shrink: shrink [0, 1] on the shard")

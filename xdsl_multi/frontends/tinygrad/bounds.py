@@ -49,7 +49,9 @@ def evaluate(bound: int | UOp, device: int, op: str) -> int:
     rule = _ARITH.get(bound.op)
     if rule is not None and len(bound.src) == 2:
         return rule(evaluate(bound.src[0], device, op), evaluate(bound.src[1], device, op))
-    raise UnsupportedGraph(op, f"symbolic shape: bound {bound.op.name} is not a constant")
+    names = [x.arg.name for x in bound.toposort() if x.op is Ops.BUFFER and x.arg.name]
+    what = f"variable {', '.join(names)}" if names else f"a {bound.op.name}"
+    raise UnsupportedGraph(op, f"symbolic shape: a bound depends on {what}")
 
 
 def device_ranges(bound: int | UOp) -> list[UOp]:

@@ -5,7 +5,8 @@ arguments (their numpy values are `inputs`). Each UOp is imported once per place
 a UOp with a device once, a device-less one (a constant, an arange, a mask, a numpy buffer) once
 per device list it is consumed on, computed there. Splat constants are deduplicated by value and
 type. Every op goes through `RULES`, one line per tinygrad op; the rules live by concept in
-elementwise.py, movement.py and placement.py (each with its mapping table).
+elementwise.py, movement.py, placement.py, stores.py and functions.py (each with its
+mapping table).
 """
 
 from __future__ import annotations
@@ -14,17 +15,18 @@ from collections.abc import Callable
 
 import numpy as np
 from tinygrad.device import Device
-from tinygrad.dtype import dtypes
+from tinygrad.dtype import DType, dtypes
 from tinygrad.tensor import Tensor
 from tinygrad.uop.ops import GroupOp, Ops, UOp
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from xdsl_multi.builder import Builder, tensor
 from xdsl_multi.dialects.multi import OnAttr
 from xdsl_multi.frontends.tinygrad import dtypes as tgdtypes
-from xdsl_multi.frontends.tinygrad import elementwise, movement, placement, stores
+from xdsl_multi.frontends.tinygrad import elementwise, functions, movement, placement, stores
 from xdsl_multi.frontends.tinygrad.context import ImportContext
 from xdsl_multi.frontends.tinygrad.errors import UnsupportedGraph
 
@@ -61,6 +63,7 @@ RULES: dict[Ops, Rule] = {
     Ops.DETACH: placement.passthrough,
     Ops.CONTIGUOUS_BACKWARD: placement.passthrough,
     Ops.AFTER: stores.after,
+    Ops.GETTUPLE: functions.gettuple,
 }
 """tinygrad op -> the rule that builds it (BUFFER, a cut point, is the importer's own)."""
 
@@ -91,25 +94,37 @@ def _shape_text(shape: tuple[int | UOp, ...]) -> str:
 
 def _buffer_array(u: UOp) -> np.ndarray:
     """The data of a BUFFER UOp as the numpy array `Program` takes: one device's buffer, or the
-    buffers of a device tuple stacked (leading axis: the devices). An unallocated buffer
-    (`Tensor.empty`) has no defined value: zeros."""
+    buffers of a device tuple stacked (leading axis: the devices). A buffer without data (not
+    allocated: `Tensor.empty`; or on tinygrad's NULL device, which stores nothing) is zeros;
+    bfloat16 is read as its bits and widened to float32 (what `Program` takes for bf16)."""
     dt = u.arg.dtype
-    if dt == dtypes.bfloat16:
-        raise UnsupportedGraph(u.op.name, "bfloat16 buffers have no numpy dtype to read them with")
     program_dtype = tgdtypes.program_numpy_dtype(dt)
     size = int(u.shape[0])
+    devices = u.device if isinstance(u.device, tuple) else (u.device,)
     realized = u.realized
-    if realized is None:
-        count = len(u.device) if isinstance(u.device, tuple) else 1
-        shape = (count, size) if isinstance(u.device, tuple) else (size,)
+    if realized is None or any(d.startswith("NULL") for d in devices):
+        shape = (len(devices), size) if isinstance(u.device, tuple) else (size,)
         return np.zeros(shape, program_dtype)
-    user_dtype = tgdtypes.user_numpy_dtype(dt)
     bufs = getattr(realized, "bufs", None) or [realized]
-    arrays = [
-        np.frombuffer(bytes(b.as_memoryview()), dtype=user_dtype)[:size].view(program_dtype)
-        for b in bufs
-    ]
+    arrays = [_read(b.as_memoryview(), dt, size) for b in bufs]
     return np.stack(arrays) if isinstance(u.device, tuple) else arrays[0]
+
+
+def _read(memory: memoryview, dt: DType, size: int) -> np.ndarray:
+    if dt == dtypes.bfloat16:
+        bits = np.frombuffer(bytes(memory), dtype=np.uint16)[:size]
+        return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    raw = np.frombuffer(bytes(memory), dtype=tgdtypes.user_numpy_dtype(dt))[:size]
+    return raw.view(tgdtypes.program_numpy_dtype(dt))
+
+
+def _erase_unused_ops(main: func.FuncOp) -> None:
+    """Drop the ops whose results nothing uses (every op the rules build is pure): the
+    broadcast before a scatter, the `multi.local` of the shard pattern once UNSHARD took its
+    source."""
+    for op in reversed(list(main.body.block.ops)):
+        if not isinstance(op, func.ReturnOp) and all(not r.uses for r in op.results):
+            main.body.block.erase_op(op)
 
 
 class Importer(ImportContext):
@@ -141,7 +156,10 @@ class Importer(ImportContext):
             rule = RULES.get(u.op)
             if rule is None:
                 raise UnsupportedGraph(u.op.name, "no rule imports this op")
-            result = rule(self, u, where)
+            try:
+                result = rule(self, u, where)
+            except VerifyException as e:  # a combination the IR's verifiers reject
+                raise UnsupportedGraph(u.op.name, f"the IR rejects it: {e}") from e
         self._memo[key] = result
         return result
 
@@ -196,6 +214,7 @@ class Importer(ImportContext):
             self.value(t.uop, default if placement.is_placeless(t.uop) else None) for t in tensors
         ]
         self.b.ret(*results)
+        _erase_unused_ops(self._main)
         self._main.function_type = FunctionType.from_lists(
             [a.type for a in self._main.body.block.args], [r.type for r in results]
         )

@@ -19,6 +19,7 @@ from tinygrad.uop.ops import Ops, UOp
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
+from xdsl_multi.dialects import multi
 from xdsl_multi.dialects.multi import OnAttr, ShardAttr
 from xdsl_multi.frontends.tinygrad.bounds import device_ranges, evaluate
 from xdsl_multi.frontends.tinygrad.context import ImportContext
@@ -109,7 +110,10 @@ def _shrink_to_shard(
     full = [(o, o + (shape[a] if a == axis else lengths[a])) for a, o in enumerate(others)]
     if full != [(0, size) for size in shape]:
         v = ctx.b.shrink(v, full)
-    sharded = ctx.b.copy(v, ShardAttr(list(enc.device_names), axis))
+    source = v
+    if isinstance(v.owner, multi.CopyOp):  # a broadcast, then each keeps its slice: a scatter
+        source = v.owner.source
+    sharded = ctx.b.copy(source, ShardAttr(list(enc.device_names), axis))
     return ctx.b.local(sharded)
 
 
