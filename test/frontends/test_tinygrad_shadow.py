@@ -19,7 +19,7 @@ pytest.importorskip("tinygrad")
 from tinygrad.dtype import dtypes
 
 from xdsl_multi.frontends.tinygrad.shadow import summarize
-from xdsl_multi.frontends.tinygrad.shadow_plugin import mismatch, tinygrad_value
+from xdsl_multi.frontends.tinygrad.shadow_plugin import graph_facts, mismatch, tinygrad_value
 
 SAMPLE = Path(__file__).with_name("shadow_sample.py")
 
@@ -92,3 +92,20 @@ def test_tinygrad_value_reads_realized_views_of_shards_and_replicas() -> None:
     np.testing.assert_equal(tinygrad_value(view.uop), [[0, 2], [4, 6]])
     replica = (Tensor(np.arange(3, dtype=np.int32)).shard(devices) * 2).contiguous().realize()
     np.testing.assert_equal(tinygrad_value(replica.uop), [[0, 2, 4], [0, 2, 4]])  # per device
+
+
+def test_graph_facts_say_what_has_nothing_to_compare() -> None:
+    from tinygrad import Tensor
+
+    devices = ("CPU:1", "CPU:2")
+    x = Tensor(np.ones(8, np.float32)).shard(devices, 0)
+    assert graph_facts(x + 1) == (True, None)
+    assert graph_facts(Tensor(np.ones(8, np.float32)) + 1) == (False, None)
+    empty = Tensor.empty(8).shard(devices, 0)
+    assert graph_facts(empty + 1) == (
+        True,
+        "reads a buffer with no data yet (Tensor.empty: undefined contents)",
+    )
+    assert graph_facts(Tensor(np.ones(8, np.float32)).shard(("NULL:1", "NULL:2"), 0))[1] == (
+        "NULL device has no data"
+    )

@@ -34,7 +34,7 @@ import tinygrad.engine.realize as realize_engine
 from tinygrad.device import Buffer, MultiBuffer
 from tinygrad.dtype import DType, _to_np_dtype, dtypes
 from tinygrad.tensor import Tensor
-from tinygrad.uop.ops import Ops, UOp
+from tinygrad.uop.ops import AddrSpace, Ops, UOp
 
 from xdsl_multi.api import compile as compile_module
 from xdsl_multi.frontends.tinygrad.errors import UnsupportedGraph
@@ -45,6 +45,9 @@ MULTI_OPS = frozenset({Ops.UNSHARD, Ops.MSELECT, Ops.MSTACK, Ops.ALLREDUCE})
 
 NO_DATA_DEVICES = ("NULL", "DISK")
 """Devices whose buffers hold no data to import or compare (tinygrad's NULL runs nothing)."""
+
+SCRATCH_SPACES = frozenset({AddrSpace.LOCAL, AddrSpace.REG, AddrSpace.ALU})
+"""BUFFERs that hold no data of their own (a Variable is an ALU buffer)."""
 
 TOLERANCES: dict[DType, tuple[float, float]] = {
     dtypes.float16: (1e-2, 1e-2),
@@ -87,18 +90,37 @@ def _devices(u: UOp) -> tuple[str, ...]:
     return ()
 
 
+def _stored_buffer(u: UOp) -> UOp:
+    """The buffer a STORE's target view writes (through movement ops and AFTERs)."""
+    while u.op is not Ops.BUFFER and u.src:
+        u = u.src[0]
+    return u
+
+
 def graph_facts(t: Tensor) -> tuple[bool, str | None]:
-    """(is the graph multi-device, the no-data device it touches if any)."""
+    """(is the graph multi-device, why it has nothing to compare: None, or a NULL device, or a
+    read of a buffer that holds no data yet, `Tensor.empty`, whose contents are undefined)."""
     multi = isinstance(t.device, tuple)
     no_data = None
-    for u in t.uop.toposort():
+    graph = t.uop.toposort()
+    stored = {_stored_buffer(u.src[0]) for u in graph if u.op is Ops.STORE}
+    for u in graph:
         devs = _devices(u)
         if u.op in MULTI_OPS or len(devs) > 1:
             multi = True
         for d in devs:
             if isinstance(d, str) and d.startswith(NO_DATA_DEVICES):
-                no_data = d
+                no_data = f"{d.split(':')[0]} device has no data"
+        if u.op is Ops.BUFFER and u not in stored and not _allocated(u):
+            no_data = (
+                no_data or "reads a buffer with no data yet (Tensor.empty: undefined contents)"
+            )
     return multi, no_data
+
+
+def _allocated(u: UOp) -> bool:
+    """A data BUFFER with memory (Variables, ALU/LOCAL/REG buffers, are not data)."""
+    return u.addrspace in SCRATCH_SPACES or u.realized is not None
 
 
 def describe(t: Tensor) -> str:
@@ -160,6 +182,8 @@ def _read(u: UOp) -> _Read:
         return _Read([_read_buffer(realized)], logical=True)
     if u.op in READ_MOVEMENT:
         return _read(u.src[0]).map(lambda a: _movement(u, a))
+    if u.op is Ops.AFTER:  # realized: its effects are done, its value is its target's
+        return _read(u.src[0])
     if u.op is Ops.UNSHARD:
         if len(u.arg) != 1:
             raise Unreadable(f"UNSHARD over axes {u.arg}")
@@ -298,7 +322,7 @@ class ShadowPlugin:
             return False
         why = None
         if no_data is not None:
-            why = f"{no_data.split(':')[0]} device has no data"
+            why = no_data
         elif realize_engine.capturing:
             why = "TinyJit capture (tinygrad runs the kernels later, as the captured graph)"
         if why is not None:
