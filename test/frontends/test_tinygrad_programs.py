@@ -178,3 +178,13 @@ def test_bfloat16_buffers_are_read_as_float32() -> None:
     u.buffer.as_memoryview(force_zero_copy=True).cast("B")[:] = bits.view(np.uint8)
     _, inputs = import_tensors(Tensor(u).cast(dtypes.float32) * 2)
     assert inputs[0].dtype == np.float32 and np.array_equal(inputs[0], values)
+
+
+def test_mselect_and_mstack() -> None:
+    replicated = Tensor(X).shard(D2)
+    picked = Tensor(replicated.uop.mselect(1))  # device 1's buffer
+    stacked = Tensor(UOp.mstack(Tensor(X).to("CPU").uop, Tensor(X * 2).to("CPU:1").uop))
+    got_pick, got_first, got_second = run(picked * 3, stacked.to("CPU:1"), stacked * 1)
+    close(got_pick, X * 3)
+    close(got_first, X)  # a copy of a many-device value to one device is its first buffer
+    close(got_second, X)  # a many-device result: its first device's buffer, as tinygrad reads it
