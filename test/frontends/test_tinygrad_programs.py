@@ -121,11 +121,11 @@ def test_reshard_gather_and_allreduce_of_a_sharded_value() -> None:
     a = Tensor(X).shard(D2, axis=0)
     reshard = a.contiguous().to("CPU").shard(D2, axis=1)
     gather = a.to("CPU:1")
-    summed = Tensor(a.uop.allreduce(Ops.ADD, D2))  # each device's shard, summed
+    summed = Tensor(a.uop.allreduce(Ops.ADD, D2))  # every shard: the sum of the shards
     got_r, got_g, got_s = run(reshard, gather, summed)
     close(got_r, X)
     close(got_g, X)
-    close(got_s, X[:4] + X[4:])
+    close(got_s, np.tile(X[:4] + X[4:], (2, 1)))  # tinygrad keeps the sharded shape
 
 
 def test_integer_and_unsigned_programs() -> None:
@@ -178,3 +178,13 @@ def test_bfloat16_buffers_are_read_as_float32() -> None:
     u.buffer.as_memoryview(force_zero_copy=True).cast("B")[:] = bits.view(np.uint8)
     _, inputs = import_tensors(Tensor(u).cast(dtypes.float32) * 2)
     assert inputs[0].dtype == np.float32 and np.array_equal(inputs[0], values)
+
+
+def test_mselect_and_mstack() -> None:
+    replicated = Tensor(X).shard(D2)
+    picked = Tensor(replicated.uop.mselect(1))  # device 1's buffer
+    stacked = Tensor(UOp.mstack(Tensor(X).to("CPU").uop, Tensor(X * 2).to("CPU:1").uop))
+    got_pick, got_first, got_second = run(picked * 3, stacked.to("CPU:1"), stacked * 1)
+    close(got_pick, X * 3)
+    close(got_first, X)  # a copy of a many-device value to one device is its first buffer
+    close(got_second, X)  # a many-device result: its first device's buffer, as tinygrad reads it

@@ -7,7 +7,7 @@
 | UNSHARD with several axes | UnsupportedGraph (a device mesh: a later issue) |
 | MSELECT(x, i) | multi.mselect |
 | MSTACK(x0..xn) | multi.mstack |
-| ALLREDUCE(x, (op, devices)) | multi.allreduce add/mul/max onto the devices (of x's local buffers, multi.local, when x is sharded) |
+| ALLREDUCE(x, (op, devices)) | multi.allreduce add/mul/max onto the devices; of a sharded x: `multi.multi(allreduce(multi.local(x)))`, every shard the sum of the local buffers (tinygrad keeps x's shape) |
 | CONTIGUOUS(x) | tg.contiguous |
 | DETACH, CONTIGUOUS_BACKWARD | nothing (they only matter to gradients) |
 """
@@ -80,9 +80,13 @@ def allreduce(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
     if kind is None:
         raise UnsupportedGraph(u.op.name, f"no reduction {op}")
     v = ctx.value(u.src[0], where)
-    if isinstance(v.type, TensorType) and isinstance(v.type.encoding, ShardAttr):
-        v = ctx.b.local(v)  # a sharded value's allreduce sums the devices' local buffers
-    return ctx.b.allreduce(kind, v, list(devices_of(device).device_names))
+    devices = list(devices_of(device).device_names)
+    enc = v.type.encoding if isinstance(v.type, TensorType) else None
+    if isinstance(enc, ShardAttr):
+        # tinygrad keeps the shape: every shard becomes the sum of the local buffers
+        summed = ctx.b.allreduce(kind, ctx.b.local(v), devices)
+        return ctx.b.multi(summed, enc.axis_index)
+    return ctx.b.allreduce(kind, v, devices)
 
 
 def contiguous(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
