@@ -19,7 +19,12 @@ pytest.importorskip("tinygrad")
 from tinygrad.dtype import dtypes
 
 from xdsl_multi.frontends.tinygrad.shadow import summarize
-from xdsl_multi.frontends.tinygrad.shadow_plugin import graph_facts, mismatch, tinygrad_value
+from xdsl_multi.frontends.tinygrad.shadow_plugin import (
+    compared_dtype,
+    graph_facts,
+    mismatch,
+    tinygrad_value,
+)
 
 SAMPLE = Path(__file__).with_name("shadow_sample.py")
 
@@ -109,3 +114,14 @@ def test_graph_facts_say_what_has_nothing_to_compare() -> None:
     assert graph_facts(Tensor(np.ones(8, np.float32)).shard(("NULL:1", "NULL:2"), 0))[1] == (
         "NULL device has no data"
     )
+
+
+def test_a_bitcast_of_floats_is_compared_as_those_floats() -> None:
+    from tinygrad import Tensor
+
+    x = Tensor(np.linspace(-1, 1, 8, dtype=np.float32)).shard(("CPU:1", "CPU:2"), 0).exp()
+    bits = x.bitcast(dtypes.int32)
+    assert compared_dtype(bits.uop) == dtypes.float32
+    assert compared_dtype(bits.contiguous().clone("CPU").uop) == dtypes.float32  # .numpy()'s
+    assert compared_dtype((bits + 1).uop) == dtypes.int32
+    assert compared_dtype(x.uop) == dtypes.float32

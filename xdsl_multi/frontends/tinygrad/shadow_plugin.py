@@ -201,6 +201,40 @@ def tinygrad_value(u: UOp) -> np.ndarray:
     return value.arrays[0] if value.logical else np.stack(value.arrays)
 
 
+VALUE_PRESERVING = frozenset(
+    {Ops.COPY, Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.UNSHARD, Ops.MSELECT}
+    | READ_MOVEMENT
+)
+"""Ops whose elements are their source's (placement and movement)."""
+
+
+def compared_dtype(u: UOp) -> DType:
+    """The dtype a tensor's value is compared in: its own, or, when it is a BITCAST of floats
+    (through copies, movement, a full store), those floats' dtype. tinygrad and xdsl-multi agree
+    on float results within a tolerance, not bit for bit (their exp, log, sin differ in the last
+    bits); an int view of floats would make every last bit count (tinygrad's test_bitcast)."""
+    x = u
+    while True:
+        if x.op is Ops.AFTER and (stores := [s for s in x.src[1:] if s.op is Ops.STORE]):
+            x = stores[-1].src[1]
+        elif x.op in VALUE_PRESERVING:
+            x = x.src[0]
+        else:
+            break
+    src = x.src[0].dtype if x.op is Ops.BITCAST else None
+    if src is not None and dtypes.is_float(src) and src.itemsize == u.dtype.itemsize:
+        return src
+    return u.dtype
+
+
+def _as_dtype(ours: np.ndarray, theirs: np.ndarray, dt: DType) -> tuple[np.ndarray, np.ndarray]:
+    """Both values viewed as `dt` (the bits of a bitcast seen as the floats they were)."""
+    np_dtype = _to_np_dtype(dt)
+    if np_dtype is None or np.dtype(np_dtype) == theirs.dtype:
+        return ours, theirs
+    return ours.view(np_dtype), theirs.view(np_dtype)
+
+
 def mismatch(ours: np.ndarray, theirs: np.ndarray, dt: DType) -> str | None:
     """Why our value differs from tinygrad's (None: they agree)."""
     if ours.shape != theirs.shape:
@@ -240,6 +274,12 @@ class _Pending:
     module: Any
     inputs: list[np.ndarray]
     started: float
+    compared_as: list[DType] = field(default_factory=list)
+    """Per tensor, the dtype its value is compared in (`compared_dtype`, taken before tinygrad
+    replaces the graph by its buffers)."""
+
+    def __post_init__(self) -> None:
+        self.compared_as = [compared_dtype(t.uop) for t in self.tensors]
 
 
 def _error_detail(e: BaseException) -> str:
@@ -390,9 +430,11 @@ class ShadowPlugin:
                         record.reason = f"compile or run: {type(e).__name__}"
                         record.detail = _error_detail(e)
             else:
-                for t, record, mine, value in zip(p.tensors, p.records, ours, theirs, strict=True):
+                for dt, record, mine, value in zip(
+                    p.compared_as, p.records, ours, theirs, strict=True
+                ):
                     if value is not None:
-                        why = mismatch(np.asarray(mine), value, t.dtype)
+                        why = mismatch(*_as_dtype(np.asarray(mine), value, dt), dt)
                         record.kind = "matched" if why is None else "mismatch"
                         record.reason = "" if why is None else "values differ"
                         record.detail = why or ""
