@@ -19,6 +19,7 @@ expand, copy to the result's placement) and then the op is one row of the tables
 | THREEFRY | | tg.threefry | tg.threefry |
 | EXP2, LOG2, SIN, SQRT, TRUNC | math.exp2, log2, sin, sqrt, trunc | | |
 | RECIPROCAL | divf(1, x) | | |
+| POW | tinygrad's `xpow`: exp2(e * log2(abs(b))), NaN or negated for a negative base, 1 for e = 0 | | |
 | NEG | negf | subi(0, x) | subi(0, x) |
 | CAST | tg.cast (`unsigned` when either side is unsigned) | | |
 | BITCAST | arith.bitcast (same width) | | |
@@ -29,6 +30,7 @@ Booleans (i1) use the unsigned column (`a < b` on bools is `ult`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from tinygrad.dtype import DType, dtypes
@@ -82,6 +84,31 @@ def _floordiv(ctx: ImportContext, xs: list[SSAValue]) -> SSAValue:
     return b.divsi(b.subi(xs[0], _floormod(ctx, xs)), xs[1])
 
 
+def _pow(ctx: ImportContext, xs: list[SSAValue]) -> SSAValue:
+    """POW as tinygrad lowers it (codegen/decomp/transcendental.py `xpow`): exp2(e * log2|b|);
+    a negative base gives NaN for a non-integer exponent (but -inf stays |b| ** e) and the
+    negated power for an odd integer one; x ** 0 is 1."""
+    b = ctx.b
+    base, exponent = xs
+    t = _of_type(base)
+    i32 = tensor(list(t.get_shape()), IntegerType(32), t.encoding)  # type: ignore[arg-type]
+
+    def const(value: float) -> SSAValue:
+        return ctx.constant(value, t)
+
+    negative = b.cmp("lt", base, const(0.0))
+    power = b.exp2(b.mulf(b.log2(b.where(negative, b.negf(base), base)), exponent))
+    whole = b.cast(b.cast(exponent, IntegerType(32)), t.element_type)
+    non_int = b.cmp("ne", exponent, whole)
+    magnitude = b.where(b.cmp("lt", exponent, const(0.0)), b.negf(exponent), exponent)
+    odd = b.cast(b.remsi(b.cast(magnitude, IntegerType(32)), ctx.constant(2, i32)), IntegerType(1))
+    keep_inf = b.where(b.cmp("ne", base, const(-math.inf)), const(math.nan), power)
+    of_negative = b.where(non_int, keep_inf, b.where(odd, b.negf(power), power))
+    return b.where(
+        b.cmp("eq", exponent, const(0.0)), const(1.0), b.where(negative, of_negative, power)
+    )
+
+
 _COMMON: dict[Ops, Emit] = {
     Ops.WHERE: lambda ctx, xs: ctx.b.where(xs[0], xs[1], xs[2]),
     Ops.CMPNE: _cmp("ne"),
@@ -103,6 +130,7 @@ FLOAT_OPS: dict[Ops, Emit] = {
     Ops.TRUNC: _unary(Builder.trunc),
     Ops.NEG: _unary(Builder.negf),
     Ops.RECIPROCAL: _reciprocal,
+    Ops.POW: _pow,
 }
 """tinygrad op -> the ops on float operands."""
 
@@ -175,22 +203,33 @@ def scalar_constant(u: UOp) -> float | int | bool | None:
     return None
 
 
+COMPARISONS = frozenset({Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ})
+
+
 def operand_dtype(u: UOp) -> DType:
-    """The dtype the value operands of ALU op `u` share: the first strong one (a weak constant
-    takes it), else the default for the weak one."""
+    """The dtype the value operands of ALU op `u` share. tinygrad converts operands to the
+    op's own dtype (an int's RECIPROCAL is a float op on the int cast to float), so a strong
+    result dtype is it; a comparison's (bool) is not: there it is the first strong operand's
+    (a weak constant takes it), else the default for the weak one."""
+    if u.op not in COMPARISONS and not tgdtypes.is_weak(u.dtype):
+        return u.dtype
     values = u.src[1:] if u.op is Ops.WHERE else u.src
     strong = [s.dtype for s in values if not tgdtypes.is_weak(s.dtype)]
     return strong[0] if strong else tgdtypes.strong(values[0].dtype)
 
 
-def result_placement(placed: list[SSAValue], where: OnAttr | None) -> OnAttr | ShardAttr:
-    """The result placement of an elementwise op: a shard operand's, else any operand's, else the
-    consumer's (every operand device-less)."""
-    encodings = [_of_type(v).encoding for v in placed]
-    for enc in encodings:
+def result_placement(placed: list[SSAValue], where: OnAttr | None, rank: int) -> OnAttr | ShardAttr:
+    """The result placement of an elementwise op of rank `rank`: a shard operand's (its axis
+    right-aligned into the result, as tinygrad broadcasts: a (4,) shard of axis 0 added to a
+    (1, 4) value is a (1, 4) shard of axis 1), else any operand's, else the consumer's (every
+    operand device-less)."""
+    for v in placed:
+        enc = _of_type(v).encoding
         if isinstance(enc, ShardAttr):
-            return enc
-    for enc in encodings:
+            shift = rank - len(_of_type(v).get_shape())
+            return enc if shift == 0 else ShardAttr(enc.devices, enc.axis_index + shift)
+    for v in placed:
+        enc = _of_type(v).encoding
         if isinstance(enc, OnAttr):
             return enc
     assert where is not None, "the importer always computes device-less values somewhere"
@@ -204,7 +243,7 @@ def alu(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
     if emit is None:
         raise UnsupportedGraph(u.op.name, f"no rule for {u.op.name} on {dt}")
     placed = {i: ctx.value(s, where) for i, s in enumerate(u.src) if s.device is not None}
-    enc = result_placement(list(placed.values()), where)
+    enc = result_placement(list(placed.values()), where, len(u.shape))
     devices = OnAttr(list(enc.device_names))
     shape = list(u.shape)
     operand_elt = tgdtypes.element_type(dt, u.op.name)
@@ -254,7 +293,7 @@ def stack(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
     n = len(u.src)
     inner = list(u.src[0].shape)
     placed = [ctx.value(s, where) for s in u.src if s.device is not None]
-    enc = result_placement(placed, where)
+    enc = result_placement(placed, where, len(inner))
     devices = OnAttr(list(enc.device_names))
     elt = tgdtypes.element_type(u.dtype, u.op.name)
     fill = False if u.dtype == dtypes.bool else 0
