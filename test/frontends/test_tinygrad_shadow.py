@@ -20,9 +20,13 @@ from tinygrad.dtype import dtypes
 
 from xdsl_multi.frontends.tinygrad.shadow import summarize
 from xdsl_multi.frontends.tinygrad.shadow_plugin import (
+    GraphRecord,
+    ShadowPlugin,
+    _Pending,
     compared_dtype,
     graph_facts,
     mismatch,
+    nudged,
     tinygrad_value,
 )
 
@@ -125,3 +129,25 @@ def test_a_bitcast_of_floats_is_compared_as_those_floats() -> None:
     assert compared_dtype(bits.contiguous().clone("CPU").uop) == dtypes.float32  # .numpy()'s
     assert compared_dtype((bits + 1).uop) == dtypes.int32
     assert compared_dtype(x.uop) == dtypes.float32
+
+
+def test_a_float_mismatch_that_a_one_ulp_nudge_reproduces_is_not_compared() -> None:
+    from tinygrad import Tensor
+
+    t = Tensor(np.ones(4, np.float32))
+
+    def pending() -> _Pending:
+        return _Pending([t], [GraphRecord("t", 0, "error", "g")], None, [np.ones(4, np.float32)], 0)
+
+    np.testing.assert_array_equal(nudged([np.ones(2, np.float32)])[0], 1 + 2**-23)
+    ours, theirs = (np.full(4, 0.5, np.float32),), [np.full(4, 0.7, np.float32)]
+    stable = pending()  # our result does not move: a real mismatch
+    ShadowPlugin._compare(stable, ours, theirs, lambda: ours)
+    assert stable.records[0].kind == "mismatch"
+    chaotic = pending()  # our result moves by 20% for one ulp: rounding decides it
+    ShadowPlugin._compare(chaotic, ours, theirs, lambda: (np.full(4, 0.6, np.float32),))
+    assert chaotic.records[0].kind == "not-compared"
+    assert chaotic.records[0].reason.startswith("ill-conditioned")
+    same = pending()
+    ShadowPlugin._compare(same, ours, [ours[0].copy()], lambda: (np.full(4, 0.6, np.float32),))
+    assert same.records[0].kind == "matched"
