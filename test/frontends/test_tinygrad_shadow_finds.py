@@ -47,3 +47,14 @@ def test_a_lower_rank_shard_keeps_its_axis_right_aligned() -> None:
     assert z.uop.axis == 1
     (got,) = run(z[0:1])
     np.testing.assert_allclose(got, (x * y)[0:1])
+
+
+def test_a_stack_of_shards_masks_its_rows_with_the_stacked_encoding() -> None:
+    # test_stack (through Tensor.rand's STACK of sharded pieces): each row's mask took the
+    # item's shard axis on the stacked shape, so its pad hit the shard axis
+    from tinygrad.uop.ops import UOp
+
+    a, b = np.arange(16, dtype=np.float32).reshape(4, 4), np.ones((4, 4), np.float32)
+    s = Tensor(UOp.stack(Tensor(a).shard(D2, 0).uop, Tensor(b).shard(D2, 0).uop))
+    (got,) = run(s)
+    np.testing.assert_array_equal(got, np.stack([a, b]))

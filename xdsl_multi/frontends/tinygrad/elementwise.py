@@ -313,7 +313,10 @@ def stack(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
         if rows is None:
             rows = padded
             continue
-        row = ctx.b.pad(ctx.constant(True, tensor([1, *inner], IntegerType(1), enc)), bounds, False)
+        stacked = _of_type(v).encoding  # the item's, its shard axis moved by the new one
+        row = ctx.b.pad(
+            ctx.constant(True, tensor([1, *inner], IntegerType(1), stacked)), bounds, False
+        )  # type: ignore[arg-type]
         rows = ctx.b.where(row, padded, rows)
     assert rows is not None
     return rows
