@@ -339,6 +339,41 @@ class Builder:
     def minsi(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         return self._insert(arith.MinSIOp(lhs, rhs))
 
+    def divui(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._insert(arith.DivUIOp(lhs, rhs))
+
+    def remui(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._insert(arith.RemUIOp(lhs, rhs))
+
+    def maxui(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._insert(arith.MaxUIOp(lhs, rhs))
+
+    def andi(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._insert(arith.AndIOp(lhs, rhs))
+
+    def ori(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._insert(arith.OrIOp(lhs, rhs))
+
+    def xori(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._insert(arith.XOrIOp(lhs, rhs))
+
+    def shli(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._insert(arith.ShLIOp(lhs, rhs))
+
+    def shrsi(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._insert(arith.ShRSIOp(lhs, rhs))
+
+    def shrui(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._insert(arith.ShRUIOp(lhs, rhs))
+
+    def bitcast(self, x: SSAValue, element_type: Attribute) -> SSAValue:
+        """`arith.bitcast` of a tensor to another element type of the same width."""
+        t = _tensor("arith.bitcast", x)
+        return self._insert(arith.BitcastOp(x, TensorType(element_type, t.get_shape(), t.encoding)))
+
+    def trunc(self, x: SSAValue) -> SSAValue:
+        return self._insert(math.TruncOp(x))
+
     def exp(self, x: SSAValue) -> SSAValue:
         return self._insert(math.ExpOp(x))
 
