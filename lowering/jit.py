@@ -26,7 +26,7 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -262,42 +262,63 @@ class KernelCache:
 
     # -- public --------------------------------------------------------------------------
 
-    def compile_kernels(self, source: str | ModuleOp | llvm_ir.Module) -> dict[str, CompiledKernel]:
+    def compile_kernels(
+        self,
+        source: str | ModuleOp | llvm_ir.Module,
+        *,
+        only: Collection[str] | None = None,
+        signatures: Mapping[str, FunctionType] | None = None,
+    ) -> dict[str, CompiledKernel]:
         """Every function defined in `source` (LLVM IR text, an llvmlite module, or an xDSL
-        module after convert-to-llvm), by name, in machine code."""
-        signatures: dict[str, FunctionType] = {}
-        wanted: set[str] | None = None
+        module after convert-to-llvm), by name, in machine code; only those named in `only`
+        when given. `signatures`: kernel-level types by name, for the argument checks (an
+        xDSL module gives its own)."""
+        wanted = None if only is None else frozenset(only)
         if isinstance(source, ModuleOp):
-            defined: set[str] = set()
-            for op in llvm_ops(source):
-                t = op.attributes.get(KERNEL_TYPE_ATTR)
-                if isinstance(op, llvm_dialect.FuncOp) and isinstance(t, FunctionType):
-                    signatures[op.sym_name.data] = t
-                if isinstance(op, llvm_dialect.FuncOp) and op.body.blocks:
-                    defined.add(op.sym_name.data)
-            if LLVM_IR_ATTR in source.attributes:
-                wanted = defined  # the carried text may hold kernels of devices left out
-            source = kernels_llvm_ir(source, triple=self.triple)
+            source, signatures, wanted = self.kernels_of(source)
         text = str(source)
+        signatures = signatures or {}
         common, kernels = split_kernels(text)
         result: dict[str, CompiledKernel] = {}
         with self._lock:
+            keyed: list[tuple[str, _KernelText]] = []
+            pending: dict[str, _KernelText] = {}
             for kernel in kernels:
                 if wanted is not None and kernel.name not in wanted:
                     continue
                 material = f"{self._salt}\n{common}\n{kernel.definition}"
                 key = hashlib.sha256(material.encode()).hexdigest()
-                compiled = self._compiled.get(key)
-                if compiled is None:
-                    compiled = self._compile(key, common, kernel)
-                    self._compiled[key] = compiled
-                else:
+                keyed.append((key, kernel))
+                if key in self._compiled:
                     self.stats.memory_hits += 1
+                else:
+                    pending.setdefault(key, kernel)
+            self._compiled.update(self._compile_all(common, pending))
+            for key, kernel in keyed:
+                compiled = self._compiled[key]
                 args = self._arg_specs(compiled, signatures.get(kernel.name))
                 result[kernel.name] = CompiledKernel(
                     kernel.name, compiled.address, args, key, compiled.engine
                 )
         return result
+
+    def kernels_of(
+        self, module: ModuleOp
+    ) -> tuple[str, dict[str, FunctionType], frozenset[str] | None]:
+        """The LLVM IR text of an xDSL module's kernels (for this cache's target), their
+        kernel-level types by name, and the names to compile (None: every function of the
+        text; the defined `llvm.func`s when the module carries its text, which may hold
+        kernels of devices left out)."""
+        signatures: dict[str, FunctionType] = {}
+        defined: set[str] = set()
+        for op in llvm_ops(module):
+            t = op.attributes.get(KERNEL_TYPE_ATTR)
+            if isinstance(op, llvm_dialect.FuncOp) and isinstance(t, FunctionType):
+                signatures[op.sym_name.data] = t
+            if isinstance(op, llvm_dialect.FuncOp) and op.body.blocks:
+                defined.add(op.sym_name.data)
+        wanted = frozenset(defined) if LLVM_IR_ATTR in module.attributes else None
+        return kernels_llvm_ir(module, triple=self.triple), signatures, wanted
 
     def optimized_ir(self, text: str) -> str:
         """`text` after the O3 pipeline this cache uses (for tests and inspection)."""
@@ -335,28 +356,38 @@ class KernelCache:
     def _disk_path(self, key: str) -> Path | None:
         return None if self.disk_dir is None else self.disk_dir / f"{key}.o"
 
-    def _compile(self, key: str, common: str, kernel: _KernelText) -> _Compiled:
-        symbol = f"k_{key[:32]}"
-        text = common + "\n" + kernel.definition.replace(f'"{_PLACEHOLDER}"', f'"{symbol}"', 1)
-        module = self._parse(text)
-        module.name = key
-        arg_types = [str(a.type) for a in module.get_function(symbol).arguments]
-        cached = self._read_disk(key)
-        if cached is None:
-            self._optimize(module, not many_loops(kernel.definition))
-            self._to_store.add(key)
-        else:
-            self._objects_from_disk[key] = cached
-        self._engine.add_module(module)
-        self._engine.finalize_object()
-        address = self._engine.get_function_address(symbol)
-        if not address:
-            raise RuntimeError(f"JIT: no machine code for kernel {kernel.name}")
-        if cached is None:
-            self.stats.compiled += 1
-        else:
-            self.stats.disk_hits += 1
-        return _Compiled(self._engine, address, arg_types)
+    def _compile_all(self, common: str, kernels: Mapping[str, _KernelText]) -> dict[str, _Compiled]:
+        """Machine code for each kernel by key: every module added to the engine first, then
+        one `finalize_object` for all (it links and maps memory: once per call, not per
+        kernel)."""
+        added: list[tuple[str, str, list[str], _KernelText]] = []
+        for key, kernel in kernels.items():
+            symbol = f"k_{key[:32]}"
+            text = common + "\n" + kernel.definition.replace(
+                f'"{_PLACEHOLDER}"', f'"{symbol}"', 1
+            )
+            module = self._parse(text)
+            module.name = key
+            arg_types = [str(a.type) for a in module.get_function(symbol).arguments]
+            cached = self._read_disk(key)
+            if cached is None:
+                self._optimize(module, not many_loops(kernel.definition))
+                self._to_store.add(key)
+                self.stats.compiled += 1
+            else:
+                self._objects_from_disk[key] = cached
+                self.stats.disk_hits += 1
+            self._engine.add_module(module)
+            added.append((key, symbol, arg_types, kernel))
+        if added:
+            self._engine.finalize_object()
+        out: dict[str, _Compiled] = {}
+        for key, symbol, arg_types, kernel in added:
+            address = self._engine.get_function_address(symbol)
+            if not address:
+                raise RuntimeError(f"JIT: no machine code for kernel {kernel.name}")
+            out[key] = _Compiled(self._engine, address, arg_types)
+        return out
 
     def _read_disk(self, key: str) -> bytes | None:
         path = self._disk_path(key)
