@@ -8,6 +8,7 @@ side by side in one process.
     python -m bench --peers jax      # peers: all (default), none, tinygrad, jax
     python -m bench --markdown t.md  # also write the summary table and BENCH.md's targets
     python -m bench --modes spmd     # our kernels: specialized, spmd or both (default)
+    python -m bench --profile-compile  # the cold first call by stage (bench/profile.py)
 
 Each workload is a program of bench/programs/ (sizes substituted for --quick). For each: the
 first call (`xdsl_multi.compile`: parse + passes + codegen, then the first run) with the caches
@@ -312,12 +313,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(default: specialized,spmd)")
     parser.add_argument("--markdown", metavar="FILE",
                         help="write the summary table and BENCH.md's targets as markdown")
+    parser.add_argument("--profile-compile", action="store_true",
+                        help="the cold first call of each workload by stage (bench/profile.py), "
+                        "no steady state")
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     names = {"all": peer_impls.PEERS, "none": ()}.get(args.peers, (args.peers,))
     modes = [m for m in args.modes.split(",") if m]
     if not modes or any(m not in MODES for m in modes):
         parser.error(f"--modes takes {', '.join(MODES)} (comma-separated)")
+    if args.profile_compile:
+        from bench.profile import profile_compile
+
+        print(profile_compile(only, args.quick, spmd=modes == ["spmd"]))
+        return 0
     report = run(only, args.quick, max(args.repeats, 1), names, modes)
     machine = "machine: " + ", ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
                                       for k, v in report.machine.items())
