@@ -312,10 +312,10 @@ class KernelCache:
                 material = f"{self._salt}\nO{level}\n{common}\n{kernel.definition}"
                 key = hashlib.sha256(material.encode()).hexdigest()
                 keyed.append((key, kernel))
-                if key in self._compiled:
+                if key in self._compiled or key in pending:  # (a twin: compiled once)
                     self.stats.memory_hits += 1
                 else:
-                    pending.setdefault(key, kernel)
+                    pending[key] = kernel
             self._compiled.update(self._compile_all(common, pending))
             for key, kernel in keyed:
                 compiled = self._compiled[key]
