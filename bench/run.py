@@ -8,10 +8,12 @@ side by side in one process.
     python -m bench --peers jax      # peers: all (default), none, tinygrad, jax
     python -m bench --markdown t.md  # also write the summary table and BENCH.md's targets
     python -m bench --modes spmd     # our kernels: specialized, spmd or both (default)
+    python -m bench --profile-compile  # the cold first call by stage (bench/profile.py)
 
 Each workload is a program of bench/programs/ (sizes substituted for --quick). For each: the
-first call (parse + passes + codegen + first run, as multi-run does it) with the caches cold
-(an empty folder) and warm (the pipeline cache and the JIT's machine code from the cold call), then
+first call (`xdsl_multi.compile`: parse + passes + codegen, then the first run) with the caches
+cold (an empty folder) and warm (the pipeline cache and the JIT's machine code from the cold
+call; "compile warm" is the warm compile alone, no first run), then
 steady state on inputs already placed on the devices: one warm-up call and >= 10 timed calls,
 min and median. Every result is checked against numpy before it is timed (a wrong answer is not
 a time). Ratios are ours / numpy and ours / best peer. GB/s counts compulsory bytes (inputs +
@@ -75,6 +77,8 @@ class Result:
     gflops: float | None
     correct: bool
     first_call_warm_s: float | None = None
+    compile_warm_s: float | None = None
+    """`xdsl_multi.compile` of the same source again, the caches warm (no first run)."""
     notes: str = ""
 
 
@@ -121,46 +125,43 @@ def machine_limits(quick: bool) -> dict[str, object]:
 
 def ours(w: Workload, text: str, inputs: Sequence[np.ndarray], want: Sequence[np.ndarray],
          repeats: int, variant: str, options: dict[str, object]) -> Result:
-    from xdsl.parser import Parser
-
-    from xdsl_multi.compile_cache import PipelineCache, lower_cached
-    from xdsl_multi.dialects import make_context
+    import xdsl_multi as xm
     from xdsl_multi.pipeline import MultiToLLVM
-    from xdsl_multi.runtime.kernels import JitKernels
     from xdsl_multi.runtime.program import Program
 
-    def first_call(cache_dir: str) -> tuple[float, Program, list[np.ndarray]]:
-        """As multi-run does it: parse, the passes through the pipeline cache (a warm cache
-        skips them), the JIT (a warm cache reads machine code), the first run."""
+    def first_call(cache_dir: str) -> tuple[float, float, Program, list[np.ndarray]]:
+        """As `xdsl_multi.compile` does it (parse, verify, the passes, the JIT; a warm cache
+        skips all but the JIT's loading of machine code), then the first run. Returns the
+        whole time and the compile's."""
         os.environ["XDSL_MULTI_CACHE_DIR"] = cache_dir
         t0 = time.perf_counter()
-        module = Parser(make_context(), text, f"{w.id}.mlir").parse_module()
-        module.verify()
         lowering = MultiToLLVM(**options)  # type: ignore[arg-type]
-        lower_cached(module, PipelineCache(Path(cache_dir)), spmd=lowering.spmd,
-                     options=lowering.options(), source=text)
-        program = Program(module, JitKernels(module))
+        compiled = xm.compile(text, spmd=lowering.spmd, options=lowering.options())
+        compile_s = time.perf_counter() - t0
+        program = compiled.runtime
+        assert isinstance(program, Program)
         out = program(inputs)
-        return time.perf_counter() - t0, program, out
+        return time.perf_counter() - t0, compile_s, program, out
 
     with tempfile.TemporaryDirectory() as cache:
-        cold, program, out = first_call(cache)
+        cold, _, program, out = first_call(cache)
         program.close()
-        warm, program, out = first_call(cache)
+        warm, compile_warm, program, out = first_call(cache)
     correct = all(
         np.allclose(g, x, rtol=w.rtol, atol=w.atol) for g, x in zip(out, want, strict=True)
     )
     if not correct:  # a wrong answer is not a time
         program.close()
         return Result(w.id, w.n, OURS, variant, cold, float("nan"), float("nan"), None,
-                      None, False, first_call_warm_s=warm, notes="result differs from numpy")
+                      None, False, first_call_warm_s=warm, compile_warm_s=compile_warm,
+                      notes="result differs from numpy")
     placed = program.place(inputs)
     best, median = timed(lambda: program.run_placed(placed), repeats)
     program.close()
     return Result(
         w.id, w.n, OURS, variant, cold, best, median,
         w.bytes / best / 1e9, (w.flops / best / 1e9) if w.flops else None, correct,
-        first_call_warm_s=warm,
+        first_call_warm_s=warm, compile_warm_s=compile_warm,
     )
 
 
@@ -285,6 +286,7 @@ def print_rows(report: Report, workload: str) -> None:
         extra += f" {r.gflops:6.1f} GFLOP/s" if r.gflops else ""
         first = f" first {r.first_call_s:.2f}s" if r.first_call_s else ""
         first += f"/{r.first_call_warm_s:.2f}s" if r.first_call_warm_s else ""
+        first += f" compile warm {r.compile_warm_s * 1e3:.0f} ms" if r.compile_warm_s else ""
         ok = "" if r.correct else "  WRONG " + r.notes
         print(
             f"{r.workload:10} N={r.N} {r.impl:11} {r.variant:22} min {r.min_s * 1e3:9.3f} ms"
@@ -311,12 +313,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(default: specialized,spmd)")
     parser.add_argument("--markdown", metavar="FILE",
                         help="write the summary table and BENCH.md's targets as markdown")
+    parser.add_argument("--profile-compile", action="store_true",
+                        help="the cold first call of each workload by stage (bench/profile.py), "
+                        "no steady state")
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     names = {"all": peer_impls.PEERS, "none": ()}.get(args.peers, (args.peers,))
     modes = [m for m in args.modes.split(",") if m]
     if not modes or any(m not in MODES for m in modes):
         parser.error(f"--modes takes {', '.join(MODES)} (comma-separated)")
+    if args.profile_compile:
+        from bench.profile import profile_compile
+
+        print(profile_compile(only, args.quick, spmd=modes == ["spmd"]))
+        return 0
     report = run(only, args.quick, max(args.repeats, 1), names, modes)
     machine = "machine: " + ", ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}"
                                       for k, v in report.machine.items())

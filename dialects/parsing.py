@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
+from xdsl.ir import TypeAttribute
 from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
@@ -42,8 +43,67 @@ def hex_float_bits(text: str) -> int | None:
     return int(text, 16)
 
 
+_SHAPED = frozenset({"tensor", "memref", "vector"})
+"""The builtin types whose text `MultiParser` parses once per text (`parse_optional_type`)."""
+
+_LONGEST_SHAPED = 4096
+"""Characters: a shaped type's text longer than this is parsed each time."""
+
+
+def shaped_type_end(text: str, start: int) -> int | None:
+    """Where the type text `tensor<...>` (or memref, vector) that starts at `start`, right
+    after its name, ends: just after its closing `>`, with `<>` nesting counted outside
+    string literals. None when it does not open with `<` there, or does not close within
+    `_LONGEST_SHAPED` characters on one line."""
+    if start >= len(text) or text[start] != "<":
+        return None
+    depth, i, limit = 0, start, min(len(text), start + _LONGEST_SHAPED)
+    while i < limit:
+        c = text[i]
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif c == '"':
+            i += 1
+            while i < limit and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c == "\n":
+            return None
+        i += 1
+    return None
+
+
 class MultiParser(Parser):
-    """xDSL's parser, with hexadecimal elements of float dense literals read as bit patterns."""
+    """xDSL's parser, with hexadecimal elements of float dense literals read as bit patterns,
+    and each distinct shaped type text (`tensor<256x256xf32, #s0>`) parsed once: a program
+    repeats a few types hundreds of times, and a type is most of an op's parsing time."""
+
+    def __init__(self, ctx: Context, text: str, name: str = "<unknown>") -> None:
+        super().__init__(ctx, text, name)
+        self._shaped_types: dict[str, TypeAttribute] = {}
+
+    def parse_optional_type(self) -> TypeAttribute | None:
+        token = self._current_token
+        if token.kind != MLIRTokenKind.BARE_IDENT or token.text not in _SHAPED:
+            return super().parse_optional_type()
+        text = self.lexer.input.content
+        end = shaped_type_end(text, token.span.end)
+        if end is None:
+            return super().parse_optional_type()
+        key = text[token.span.start : end]
+        found = self._shaped_types.get(key)
+        if found is not None:
+            self._resume_from(end)
+            return found
+        parsed = super().parse_optional_type()
+        # keep it only when the parse read exactly that text (aliases cannot be redefined, so
+        # the same text is the same type further on)
+        if parsed is not None and not text[end : self._current_token.span.start].strip():
+            self._shaped_types[key] = parsed
+        return parsed
 
     def parse_dense_int_or_fp_elements_attr(self, type):  # xDSL declares a long type
         start, given = self._current_token.span.start, type

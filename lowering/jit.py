@@ -1,4 +1,5 @@
-"""JIT for kernels: LLVM IR -> machine code for this CPU (llvmlite MCJIT, O3) -> ctypes calls.
+"""JIT for kernels: LLVM IR -> machine code for this CPU (llvmlite MCJIT, O3; O2 for a kernel
+that chains many loops, `opt_level`) -> ctypes calls.
 
     cache = KernelCache()                                   # one per runtime / process
     kernels = cache.compile_kernels(module_after_convert_to_llvm)   # or LLVM IR text
@@ -26,7 +27,8 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -196,6 +198,12 @@ class CacheStats:
     compiled: int = 0
     memory_hits: int = 0
     disk_hits: int = 0
+    parse_s: float = 0.0
+    """Seconds spent parsing and verifying LLVM IR text (`python -m bench --profile-compile`)."""
+    optimize_s: float = 0.0
+    """Seconds in LLVM's optimization pipeline."""
+    codegen_s: float = 0.0
+    """Seconds in `finalize_object`: machine code (or loading it from disk) and linking."""
 
 
 MANY_LOOPS = 48
@@ -207,6 +215,20 @@ def many_loops(text: str) -> bool:
     """Whether LLVM IR text looks like a kernel of many loops (counted by its `phi`s: cheap,
     on the text, before parsing)."""
     return text.count(" = phi ") > MANY_LOOPS
+
+
+CHAIN_OF_LOOPS = 16
+"""Kernels with more loops than this (a fused chain, BENCH C1: 100) are optimized at O2, the
+others at O3. On C1, O2 runs as fast as O3 (O1 is a quarter slower), makes a third of the
+machine code and takes LLVM a fifth less time; a matmul (3 loops) or a reduction keeps O3."""
+
+_LOOP_HEADER = re.compile(r'^"?[\w.$-]+"?:[^\n]*\n\s+%[^\n]* = phi ', re.MULTILINE)
+
+
+def opt_level(text: str) -> int:
+    """The LLVM optimization level of a kernel's IR text: 2 for a chain of more than
+    CHAIN_OF_LOOPS loops (counted as blocks that begin with a `phi`, on the text), else 3."""
+    return 2 if len(_LOOP_HEADER.findall(text)) > CHAIN_OF_LOOPS else 3
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -257,58 +279,81 @@ class KernelCache:
         self._engine.set_object_cache(notify_func=self._notify, getbuffer_func=self._getbuffer)
         self._salt = "\n".join(
             ["xdsl-multi jit 1", llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)),
-             self.triple, self.cpu, self.features, "O3"]
+             self.triple, self.cpu, self.features]
         )  # fmt: skip
 
     # -- public --------------------------------------------------------------------------
 
-    def compile_kernels(self, source: str | ModuleOp | llvm_ir.Module) -> dict[str, CompiledKernel]:
+    def compile_kernels(
+        self,
+        source: str | ModuleOp | llvm_ir.Module,
+        *,
+        only: Collection[str] | None = None,
+        signatures: Mapping[str, FunctionType] | None = None,
+    ) -> dict[str, CompiledKernel]:
         """Every function defined in `source` (LLVM IR text, an llvmlite module, or an xDSL
-        module after convert-to-llvm), by name, in machine code."""
-        signatures: dict[str, FunctionType] = {}
-        wanted: set[str] | None = None
+        module after convert-to-llvm), by name, in machine code; only those named in `only`
+        when given. `signatures`: kernel-level types by name, for the argument checks (an
+        xDSL module gives its own)."""
+        wanted = None if only is None else frozenset(only)
         if isinstance(source, ModuleOp):
-            defined: set[str] = set()
-            for op in llvm_ops(source):
-                t = op.attributes.get(KERNEL_TYPE_ATTR)
-                if isinstance(op, llvm_dialect.FuncOp) and isinstance(t, FunctionType):
-                    signatures[op.sym_name.data] = t
-                if isinstance(op, llvm_dialect.FuncOp) and op.body.blocks:
-                    defined.add(op.sym_name.data)
-            if LLVM_IR_ATTR in source.attributes:
-                wanted = defined  # the carried text may hold kernels of devices left out
-            source = kernels_llvm_ir(source, triple=self.triple)
+            source, signatures, wanted = self.kernels_of(source)
         text = str(source)
+        signatures = signatures or {}
         common, kernels = split_kernels(text)
         result: dict[str, CompiledKernel] = {}
         with self._lock:
+            keyed: list[tuple[str, _KernelText]] = []
+            pending: dict[str, _KernelText] = {}
             for kernel in kernels:
                 if wanted is not None and kernel.name not in wanted:
                     continue
-                material = f"{self._salt}\n{common}\n{kernel.definition}"
+                level = opt_level(kernel.definition)
+                material = f"{self._salt}\nO{level}\n{common}\n{kernel.definition}"
                 key = hashlib.sha256(material.encode()).hexdigest()
-                compiled = self._compiled.get(key)
-                if compiled is None:
-                    compiled = self._compile(key, common, kernel)
-                    self._compiled[key] = compiled
-                else:
+                keyed.append((key, kernel))
+                if key in self._compiled or key in pending:  # (a twin: compiled once)
                     self.stats.memory_hits += 1
+                else:
+                    pending[key] = kernel
+            self._compiled.update(self._compile_all(common, pending))
+            for key, kernel in keyed:
+                compiled = self._compiled[key]
                 args = self._arg_specs(compiled, signatures.get(kernel.name))
                 result[kernel.name] = CompiledKernel(
                     kernel.name, compiled.address, args, key, compiled.engine
                 )
         return result
 
+    def kernels_of(
+        self, module: ModuleOp
+    ) -> tuple[str, dict[str, FunctionType], frozenset[str] | None]:
+        """The LLVM IR text of an xDSL module's kernels (for this cache's target), their
+        kernel-level types by name, and the names to compile (None: every function of the
+        text; the defined `llvm.func`s when the module carries its text, which may hold
+        kernels of devices left out)."""
+        signatures: dict[str, FunctionType] = {}
+        defined: set[str] = set()
+        for op in llvm_ops(module):
+            t = op.attributes.get(KERNEL_TYPE_ATTR)
+            if isinstance(op, llvm_dialect.FuncOp) and isinstance(t, FunctionType):
+                signatures[op.sym_name.data] = t
+            if isinstance(op, llvm_dialect.FuncOp) and op.body.blocks:
+                defined.add(op.sym_name.data)
+        wanted = frozenset(defined) if LLVM_IR_ATTR in module.attributes else None
+        return kernels_llvm_ir(module, triple=self.triple), signatures, wanted
+
     def optimized_ir(self, text: str) -> str:
-        """`text` after the O3 pipeline this cache uses (for tests and inspection)."""
+        """`text` after the pipeline this cache uses (`opt_level`: O3, O2 for a chain of many
+        loops), for tests and inspection."""
         module = self._parse(text)
-        self._optimize(module, not many_loops(text))
+        self._optimize(module, not many_loops(text), opt_level(text))
         return str(module)
 
     def assembly(self, text: str) -> str:
-        """The machine code of `text` (optimized at O3) as assembly."""
+        """The machine code of `text` (optimized as `optimized_ir`) as assembly."""
         module = self._parse(text)
-        self._optimize(module, not many_loops(text))
+        self._optimize(module, not many_loops(text), opt_level(text))
         return self.target_machine.emit_assembly(module)
 
     # -- compiling -----------------------------------------------------------------------
@@ -320,8 +365,8 @@ class KernelCache:
         module.verify()
         return module
 
-    def _optimize(self, module: Any, interleave: bool = True) -> None:
-        tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    def _optimize(self, module: Any, interleave: bool = True, level: int = 3) -> None:
+        tuning = llvm.create_pipeline_tuning_options(speed_level=level)
         tuning.loop_vectorization = True
         tuning.slp_vectorization = True
         tuning.loop_unrolling = True
@@ -335,28 +380,46 @@ class KernelCache:
     def _disk_path(self, key: str) -> Path | None:
         return None if self.disk_dir is None else self.disk_dir / f"{key}.o"
 
-    def _compile(self, key: str, common: str, kernel: _KernelText) -> _Compiled:
-        symbol = f"k_{key[:32]}"
-        text = common + "\n" + kernel.definition.replace(f'"{_PLACEHOLDER}"', f'"{symbol}"', 1)
-        module = self._parse(text)
-        module.name = key
-        arg_types = [str(a.type) for a in module.get_function(symbol).arguments]
-        cached = self._read_disk(key)
-        if cached is None:
-            self._optimize(module, not many_loops(kernel.definition))
-            self._to_store.add(key)
-        else:
-            self._objects_from_disk[key] = cached
-        self._engine.add_module(module)
-        self._engine.finalize_object()
-        address = self._engine.get_function_address(symbol)
-        if not address:
-            raise RuntimeError(f"JIT: no machine code for kernel {kernel.name}")
-        if cached is None:
-            self.stats.compiled += 1
-        else:
-            self.stats.disk_hits += 1
-        return _Compiled(self._engine, address, arg_types)
+    def _compile_all(self, common: str, kernels: Mapping[str, _KernelText]) -> dict[str, _Compiled]:
+        """Machine code for each kernel by key: every module added to the engine first, then
+        one `finalize_object` for all (it links and maps memory: once per call, not per
+        kernel)."""
+        added: list[tuple[str, str, list[str], _KernelText]] = []
+        for key, kernel in kernels.items():
+            symbol = f"k_{key[:32]}"
+            text = common + "\n" + kernel.definition.replace(
+                f'"{_PLACEHOLDER}"', f'"{symbol}"', 1
+            )
+            start = time.perf_counter()
+            module = self._parse(text)
+            module.name = key
+            arg_types = [str(a.type) for a in module.get_function(symbol).arguments]
+            cached = self._read_disk(key)
+            self.stats.parse_s += time.perf_counter() - start
+            if cached is None:
+                start = time.perf_counter()
+                self._optimize(
+                    module, not many_loops(kernel.definition), opt_level(kernel.definition)
+                )
+                self.stats.optimize_s += time.perf_counter() - start
+                self._to_store.add(key)
+                self.stats.compiled += 1
+            else:
+                self._objects_from_disk[key] = cached
+                self.stats.disk_hits += 1
+            self._engine.add_module(module)
+            added.append((key, symbol, arg_types, kernel))
+        if added:
+            start = time.perf_counter()
+            self._engine.finalize_object()
+            self.stats.codegen_s += time.perf_counter() - start
+        out: dict[str, _Compiled] = {}
+        for key, symbol, arg_types, kernel in added:
+            address = self._engine.get_function_address(symbol)
+            if not address:
+                raise RuntimeError(f"JIT: no machine code for kernel {kernel.name}")
+            out[key] = _Compiled(self._engine, address, arg_types)
+        return out
 
     def _read_disk(self, key: str) -> bytes | None:
         path = self._disk_path(key)

@@ -117,8 +117,44 @@ class JitKernels:
                 mod.detach()
                 mod.erase()
         self._compiled: dict[str, jit.CompiledKernel] = {}
+        self.llvm_ir: str | None = None
+        """The LLVM IR text of the kernels (None: there are none), for `from_llvm_ir`."""
+        self.only: frozenset[str] | None = None
+        """The kernels of `llvm_ir` that were compiled (None: all)."""
         if any(isinstance(op, llvm.FuncOp) for op in module.walk()):  # (a device may run none)
-            self._compiled = jit.compile_kernels(module, cache)  # type: ignore[arg-type]
+            kernel_cache = cache if isinstance(cache, jit.KernelCache) else jit.KernelCache()
+            self.llvm_ir, signatures, self.only = kernel_cache.kernels_of(module)
+            self._compiled = kernel_cache.compile_kernels(
+                self.llvm_ir, only=self.only, signatures=signatures
+            )
+
+    @classmethod
+    def from_llvm_ir(
+        cls,
+        names: Mapping[tuple[int, str], str],
+        llvm_ir: str | None,
+        only: frozenset[str] | None = None,
+        cache: object = None,
+    ) -> JitKernels:
+        """The kernels of LLVM IR text without the module it came from (a cached program):
+        `names` maps (device, kernel name) to the `llvm.func` symbol (`llvm_kernel_names`),
+        `only` the functions of `llvm_ir` to compile (None: all), as a JitKernels built
+        from the module records them."""
+        from xdsl_multi.lowering import jit  # the JIT is only needed by compiled runs
+
+        self = cls.__new__(cls)
+        self._names = dict(names)
+        self.llvm_ir, self.only = llvm_ir, only
+        self._compiled = {}
+        if llvm_ir is not None:
+            kernel_cache = cache if isinstance(cache, jit.KernelCache) else jit.KernelCache()
+            self._compiled = kernel_cache.compile_kernels(llvm_ir, only=only)
+        return self
+
+    @property
+    def names(self) -> dict[tuple[int, str], str]:
+        """(device, kernel name) -> the `llvm.func` symbol that runs it."""
+        return dict(self._names)
 
     def kernel(self, device: int, name: str) -> Kernel:
         symbol = self._names.get((device, name), f"device{device}_{name}")

@@ -11,7 +11,8 @@ with Program(kernel_level_module) as program:      # compile once (schedules, pl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Self
 
 import numpy as np
@@ -20,11 +21,35 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl_multi.runtime.backends.threads import ThreadsBackend
 from xdsl_multi.runtime.executor import (
     DEFAULT_RECV_TIMEOUT,
+    DeviceRunner,
     LocalValue,
     Placed,
+    ProgramInfo,
+    bind_kernels,
     compile_runners,
+    default_library,
 )
-from xdsl_multi.runtime.kernels import KernelLibrary
+from xdsl_multi.runtime.kernels import JitKernels, KernelLibrary
+from xdsl_multi.runtime.schedule import DeviceSchedule
+
+
+@dataclass(frozen=True)
+class ProgramPlan:
+    """What a JIT-compiled Program is made of, as plain data (it pickles): the logical
+    signature and devices, every device's checked schedule with its memory plan, and the
+    kernels as LLVM IR text with the symbol each (device, kernel) runs. `Program.from_plan`
+    builds the same program without the module (the pipeline cache of `xdsl_multi.compile`
+    stores it)."""
+
+    info: ProgramInfo
+    schedules: tuple[DeviceSchedule, ...]
+    kernel_symbols: Mapping[tuple[int, str], str]
+    llvm_ir: str | None
+    only: frozenset[str] | None
+
+    @property
+    def num_devices(self) -> int:
+        return len(self.schedules)
 
 
 class Program:
@@ -39,11 +64,52 @@ class Program:
         pin_threads: bool | None = None,
         entry: str = "main",
     ) -> None:
+        library = kernels if kernels is not None else default_library(module)
         self.info, self.schedules, runners = compile_runners(
-            module, "threads", kernels, None, entry
+            module, "threads", library, None, entry
         )
-        self.runners = [runners[d] for d in range(len(self.schedules))]
+        self._library = library
+        self._start([runners[d] for d in range(len(self.schedules))], recv_timeout, pin_threads)
+
+    @classmethod
+    def from_plan(
+        cls,
+        plan: ProgramPlan,
+        *,
+        recv_timeout: float = DEFAULT_RECV_TIMEOUT,
+        pin_threads: bool | None = None,
+        kernel_cache: object = None,
+    ) -> Program:
+        """The program `plan` describes (`plan()` of a Program built from a module), its
+        kernels from the JIT (`kernel_cache`: a `jit.KernelCache` to share)."""
+        library = JitKernels.from_llvm_ir(
+            plan.kernel_symbols, plan.llvm_ir, plan.only, kernel_cache
+        )
+        program = cls.__new__(cls)
+        program.info, program.schedules = plan.info, list(plan.schedules)
+        program._library = library
+        runners = [DeviceRunner(s, bind_kernels(s, library)) for s in program.schedules]
+        program._start(runners, recv_timeout, pin_threads)
+        return program
+
+    def _start(
+        self, runners: list[DeviceRunner], recv_timeout: float, pin_threads: bool | None
+    ) -> None:
+        self.runners = runners
         self._backend = ThreadsBackend(self.runners, recv_timeout, pin_threads)
+
+    def plan(self) -> ProgramPlan | None:
+        """This program as plain data for `from_plan`, or None when its kernels are not the
+        JIT's (reference or Python kernels cannot be rebuilt from text)."""
+        if not isinstance(self._library, JitKernels):
+            return None
+        return ProgramPlan(
+            self.info,
+            tuple(self.schedules),
+            self._library.names,
+            self._library.llvm_ir,
+            self._library.only,
+        )
 
     @property
     def num_devices(self) -> int:

@@ -15,6 +15,7 @@ from xdsl.printer import Printer
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.devidx import Devidx
 from xdsl_multi.dialects.multi import Multi, ReduceKind
+from xdsl_multi.dialects.parsing import parse_mlir, shaped_type_end
 from xdsl_multi.dialects.tg import TG, CmpPredicate
 from xdsl_multi.runtime.interpreter import numerics as nx
 from xdsl_multi.transforms.multi_to_devidx.allreduce import AllreduceMode, AllreduceStrategy
@@ -82,3 +83,28 @@ def test_every_op_is_declarative_or_says_why_not() -> None:
             else:
                 assert f"`{op.name}`" in section, f"{op.name}: no reason for its hand-written syntax"
     assert {"devidx.device_num", "devidx.invalid", "devidx.index", "tg.where"} <= declarative
+
+
+SHAPED = """#s = #multi.shard<["CPU:0", "dev>1"], axis = 0>
+builtin.module {
+  %x, %m = "test.op"() : () -> (tensor<4x2xf32, #s>, memref<4xf32>)
+  %a = arith.addf %x, %x : tensor<4x2xf32, #s>
+  %b = arith.mulf %a, %x : tensor<4x2xf32,   #s>
+  %v = "test.op"(%m) : (memref<4xf32>) -> vector<4xf32>
+  %w = "test.op"() : () -> tensor<4x2xf32, #multi.shard<["CPU:0", "dev>1"], axis = 0>>
+}"""
+
+
+def test_a_repeated_shaped_type_text_is_parsed_once_into_the_same_type() -> None:
+    text = 'tensor<2x#a<"x>y", <[1]>>> tail'
+    assert shaped_type_end(text, len("tensor")) == text.index(" tail")
+    assert shaped_type_end("tensor<2x\nf32>", len("tensor")) is None
+    assert shaped_type_end("tensor 2", len("tensor")) is None
+    module = parse_mlir(make_context(allow_unregistered=True), SHAPED)
+    x, m = module.body.block.first_op.results  # type: ignore[union-attr]
+    a, b, v, w = (op.results[0] for op in list(module.body.block.ops)[1:])
+    assert a.type is x.type  # the same text: one parse
+    assert b.type == x.type and w.type == x.type  # other texts: parsed again, equal
+    assert str(v.type) == "vector<4xf32>" and str(m.type) == "memref<4xf32>"
+    reference = Parser(make_context(allow_unregistered=True), SHAPED).parse_module()
+    assert str(module) == str(reference)

@@ -135,6 +135,94 @@ def test_a_second_compile_reuses_the_pipeline_cache(
     assert (again.st_ino, again.st_mtime_ns) == (stored.st_ino, stored.st_mtime_ns)
 
 
+def _count_calls(monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...]) -> dict[str, int]:
+    """Count the calls of api.py's own steps `names` (parse_module, verify_ops, _lower)."""
+    from xdsl_multi import api
+
+    calls = dict.fromkeys(names, 0)
+    for name in names:
+        original = getattr(api, name)
+
+        def counted(*args: object, _name: str = name, _f: object = original, **kw: object):
+            calls[_name] += 1
+            return _f(*args, **kw)  # type: ignore[operator]
+
+        monkeypatch.setattr(api, name, counted)
+    return calls
+
+
+def test_a_warm_compile_neither_parses_nor_verifies_nor_lowers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDSL_MULTI_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("XDSL_MULTI_PIPELINE_CACHE", raising=False)
+    calls = _count_calls(monkeypatch, ("parse_module", "verify_ops", "_lower"))
+    with xm.compile(program()) as cold:
+        assert not cold.cached
+        check(cold(X, B))
+    assert calls == {"parse_module": 1, "verify_ops": 1, "_lower": 1}
+    (tmp_path / "pipeline" / "unrelated.program").write_bytes(b"not an entry")
+    with xm.compile(program(), devices=2) as warm:
+        assert warm.cached
+        assert calls == {"parse_module": 1, "verify_ops": 1, "_lower": 1}
+        check(warm(X, b=B))
+        assert warm.signature == cold.signature
+        assert warm.argument_names == ("x", "b")
+    with pytest.raises(xm.CompileError, match="runs on 2 devices, but 3 were asked"):
+        xm.compile(program(), devices=3)
+    # another entry name, mode or option is another program
+    for kwargs in ({"spmd": True}, {"options": {"multi-to-devidx": "allreduce=ring"}}):
+        with xm.compile(program(), **kwargs) as other:  # type: ignore[arg-type]
+            assert not other.cached
+            check(other(X, B))
+    with xm.compile(program("forward"), entry="forward") as renamed:
+        assert not renamed.cached
+        check(renamed(X, B))
+    assert calls["parse_module"] == 4
+
+
+def test_a_warm_compile_of_a_module_op_keys_on_its_structure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDSL_MULTI_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("XDSL_MULTI_PIPELINE_CACHE", raising=False)
+    calls = _count_calls(monkeypatch, ("verify_ops",))
+    with xm.compile(parse_mlir(make_context(), program())) as cold:
+        assert not cold.cached
+    with xm.compile(parse_mlir(make_context(), program())) as warm:  # another, equal object
+        assert warm.cached and calls["verify_ops"] == 1
+        check(warm(X, B))
+    # a different constant, or other argument names, is another program
+    doubled = program().replace(
+        "%y = arith.mulf %x, %x :",
+        "%y0 = arith.mulf %x, %x : tensor<6x4xf32, #s>\n    %y = arith.addf %y0, %y0 :",
+    )
+    with xm.compile(parse_mlir(make_context(), doubled)) as other:
+        assert not other.cached
+        np.testing.assert_allclose(other(X, B)[0], 2 * X * X, rtol=1e-6)
+    renamed = program().replace("%x", "%input")
+    with xm.compile(parse_mlir(make_context(), renamed)) as other:
+        assert not other.cached and other.argument_names == ("input", "b")
+
+
+def test_a_damaged_program_entry_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDSL_MULTI_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("XDSL_MULTI_PIPELINE_CACHE", raising=False)
+    xm.compile(program()).close()
+    (entry,) = (tmp_path / "pipeline").glob("*.program")
+    data = entry.read_bytes()
+    damaged = data[:-1] + bytes([data[-1] ^ 1])
+    entry.write_bytes(damaged)
+    with xm.compile(program()) as prog:
+        assert not prog.cached
+        check(prog(X, B))
+    assert entry.read_bytes() != damaged
+    with xm.compile(program()) as prog:
+        assert prog.cached
+
+
 @needs_mpi
 def test_mpi_backend_gives_every_rank_the_results(tmp_path: Path) -> None:
     file = tmp_path / "prog.mlir"

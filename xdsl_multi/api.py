@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, Self
 
@@ -30,7 +31,7 @@ from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from xdsl_multi import diagnostics, pipeline
-from xdsl_multi.compile_cache import PipelineCache, lower_cached
+from xdsl_multi.compile_cache import PipelineCache, lower_cached, module_key
 from xdsl_multi.diagnostics import (
     SourceFile,
     internal_error,
@@ -56,6 +57,7 @@ from xdsl_multi.runtime.schedule import ScheduleError
 if TYPE_CHECKING:
     from xdsl_multi.runtime.backends.mpi import MpiProgram
     from xdsl_multi.runtime.program import Program as ThreadsProgram
+    from xdsl_multi.runtime.program import ProgramPlan
 
 Backend = Literal["threads", "mpi", "interp"]
 BACKENDS: tuple[str, ...] = ("threads", "mpi", "interp")
@@ -147,6 +149,12 @@ def compile(
         ):
             raise diagnostics.CompileError(f"devices must be a positive integer, found {devices!r}")
         text = _source_text(source)
+        cache = PipelineCache.from_env() if backend == "threads" else None
+        key = _program_key(cache, source, text, entry, spmd, options)
+        if cache is not None and key is not None:
+            cached = _cached_program(cache, key, devices)
+            if cached is not None:
+                return cached
         if isinstance(source, ModuleOp):
             module = source.clone()
         else:
@@ -170,13 +178,17 @@ def compile(
             runner = _InterpRunner(module)
         else:
             key_text = text.text if text is not None and not renamed else None
-            _lower(module, spmd, options, key_text)
+            _lower(module, spmd, options, key_text, cache)
             runner = _compiled(module, backend)
             try:
                 _check_devices(runner.num_devices, devices)
             except diagnostics.CompileError:
                 runner.close()
                 raise
+            if cache is not None and key is not None and isinstance(runner, _ThreadsRunner):
+                plan = runner.program.plan()
+                if plan is not None:
+                    cache.store_program(key, _CachedProgram(signature, names, plan))
     except diagnostics.CompileError as e:
         raise _public(e, text) from None
     except RecursionError:
@@ -185,6 +197,52 @@ def compile(
     except Exception as e:  # noqa: BLE001 - a bug of this package: a diagnostic, no traceback
         raise _public(internal_error("internal error in xdsl_multi.compile", e), text) from None
     return Program(runner, signature, names, backend)
+
+
+@dataclass(frozen=True)
+class _CachedProgram:
+    """A program entry of the pipeline cache: what `Program` needs, without the module."""
+
+    signature: FunctionType
+    argument_names: tuple[str, ...]
+    plan: ProgramPlan
+
+
+def _program_key(
+    cache: PipelineCache | None,
+    source: object,
+    text: SourceFile | None,
+    entry: object,
+    spmd: object,
+    options: object,
+) -> str | None:
+    """The program key of this compile (None: no cache, or arguments that are not plain
+    enough to key on; those go the long way, which reports what is wrong with them)."""
+    if cache is None or not isinstance(entry, str) or not isinstance(spmd, bool):
+        return None
+    if options is not None and not (
+        isinstance(options, Mapping)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in options.items())
+    ):
+        return None
+    listed = sorted((options or {}).items())
+    settings = f"entry={entry!r} backend='threads' spmd={spmd} options={listed!r}"
+    if isinstance(source, ModuleOp):
+        return cache.program_key("module " + module_key(source), settings)
+    assert text is not None
+    return cache.program_key("text " + text.text, settings)
+
+
+def _cached_program(cache: PipelineCache, key: str, devices: int | None) -> Program | None:
+    """The program stored under `key` (no parse, no passes), or None."""
+    entry = cache.load_program(key)
+    if not isinstance(entry, _CachedProgram):
+        return None
+    _check_devices(entry.plan.num_devices, devices)
+    from xdsl_multi.runtime.program import Program as ThreadsProgram  # deferred: llvmlite
+
+    runner = _ThreadsRunner(ThreadsProgram.from_plan(entry.plan))
+    return Program(runner, entry.signature, entry.argument_names, "threads", cached=True)
 
 
 def _source_text(source: object) -> SourceFile | None:
@@ -284,12 +342,14 @@ def _lower(
     spmd: bool,
     options: Mapping[str, str] | None,
     source: str | None,
+    cache: PipelineCache | None,
 ) -> None:
     """The pipeline from the module's level to the llvm level, in place, through the pipeline
-    cache (`XDSL_MULTI_PIPELINE_CACHE=0` turns it off)."""
+    cache (`cache`: the threads backend's, else the default; `XDSL_MULTI_PIPELINE_CACHE=0`
+    turns it off)."""
     lower_cached(
         module,
-        PipelineCache.from_env(),
+        cache if cache is not None else PipelineCache.from_env(),
         spmd=spmd,
         options=options,
         source=source,
@@ -400,11 +460,27 @@ class Program:
         signature: FunctionType,
         argument_names: tuple[str, ...],
         backend: str,
+        *,
+        cached: bool = False,
     ) -> None:
         self._runner = runner
         self.signature = signature
         self.argument_names = argument_names
         self.backend = backend
+        self.cached = cached
+        """Whether `compile` found the whole program in the pipeline cache (a warm compile:
+        no parsing, verifying or passes)."""
+
+    @property
+    def runtime(self) -> object:
+        """The backend's own program: runtime/program.py's `Program` for "threads" (with
+        `place`, `run_placed` for timing on placed inputs), backends/mpi.py's `MpiProgram`
+        for "mpi", the module for "interp"."""
+        runner = self._runner
+        if isinstance(runner, _ThreadsRunner | _MpiRunner):
+            return runner.program
+        assert isinstance(runner, _InterpRunner)
+        return runner.module
 
     @property
     def num_devices(self) -> int:

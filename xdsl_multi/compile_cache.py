@@ -40,6 +40,22 @@ version of the format) is ignored and rebuilt. Errors are never cached: a pass t
 raises as without the cache.
 
 `XDSL_MULTI_PIPELINE_CACHE=0` turns the cache off for multi-run (`PipelineCache.from_env`).
+
+Compiled programs (`xdsl_multi.compile`, threads backend) have entries of their own, looked up
+BEFORE parsing, so that a warm compile neither parses nor verifies nor reads MLIR:
+
+```python
+key = cache.program_key(source_text, "entry=main backend=threads ...")  # or module_key(m)
+plan = cache.load_program(key)           # what the caller stored, or None
+cache.store_program(key, plan)           # any picklable value (api.py: a ProgramPlan + the signature)
+```
+
+A program entry `<key>.program` is a header (format, key, SHA-256 of the payload) and a
+pickle of plain data: the runtime's schedules, memory plans and signature, and the kernels'
+LLVM IR text (runtime/program.py `ProgramPlan`). Its key is made like the pipeline's (format,
+package digest, versions) with the source text or `module_key`'s structural digest of a
+ModuleOp instead of the passes (which depend on the parsed module). The pickle is read only
+from this cache's own folder, which already holds the object code the JIT runs.
 """
 
 from __future__ import annotations
@@ -48,6 +64,7 @@ import hashlib
 import importlib.util
 import io
 import os
+import pickle
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -60,7 +77,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
 )
-from xdsl.ir import Attribute, Block
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.printer import Printer
 
 from xdsl_multi import pipeline
@@ -68,6 +85,9 @@ from xdsl_multi.lowering.kernel_facts import with_writes
 
 FORMAT = "xdsl-multi pipeline cache 1"
 """The first line of an entry, and part of every key: change it when the format changes."""
+
+PROGRAM_FORMAT = "xdsl-multi program cache 1"
+"""The first line of a program entry, and part of its key."""
 
 ENABLE_ENV = "XDSL_MULTI_PIPELINE_CACHE"
 """`0` (or `off`, `no`, `false`) turns the pipeline cache off for multi-run."""
@@ -97,6 +117,8 @@ class CacheStats:
     stores: int = 0
     bad_entries: int = 0
     """Entries found but ignored (unreadable, corrupt, another format)."""
+    program_hits: int = 0
+    program_stores: int = 0
 
 
 @dataclass
@@ -184,6 +206,45 @@ class PipelineCache:
         if self._package_digest is None:
             self._package_digest = package_digest()
         return self._package_digest
+
+    def program_key(self, source: str, settings: str) -> str:
+        """The key of a compiled program: `source` (MLIR text, or `module_key` of a ModuleOp)
+        compiled with `settings` (the caller's text for entry, backend, mode and options),
+        by this package with these tools."""
+        h = hashlib.sha256()
+        for part in (PROGRAM_FORMAT, self.package_digest(), environment(), settings, source):
+            h.update(part.encode())
+            h.update(b"\0")
+        return h.hexdigest()
+
+    def load_program(self, key: str) -> object | None:
+        """The value stored under program key `key`, or None when there is none or it does
+        not read back (counted in `stats.bad_entries`)."""
+        try:
+            data = (self.folder / f"{key}.program").read_bytes()
+        except OSError:
+            return None
+        try:
+            value = pickle.loads(_payload(data, PROGRAM_FORMAT, key))
+        except Exception:  # noqa: BLE001 - any damage (or a class that changed) means: rebuild
+            self.stats.bad_entries += 1
+            return None
+        self.stats.program_hits += 1
+        return value
+
+    def store_program(self, key: str, value: object) -> None:
+        """Write `value` (plain data: it is pickled) under program key `key`; a read-only or
+        full disk is not an error."""
+        from xdsl_multi.lowering.jit import write_atomically
+
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        digest = hashlib.sha256(payload).hexdigest()
+        header = f"{PROGRAM_FORMAT}\nkey {key}\nsha256 {digest}\nbytes {len(payload)}\n"
+        try:
+            write_atomically(self.folder / f"{key}.program", header.encode() + payload)
+        except OSError:
+            return
+        self.stats.program_stores += 1
 
     # -- entries ----------------------------------------------------------------------------
 
@@ -346,6 +407,79 @@ def module_digest(module: ModuleOp) -> str:
     return hashlib.sha256(out.getvalue().encode()).hexdigest()
 
 
+def module_key(module: ModuleOp) -> str:
+    """A structural digest of `module`, for program keys: every op's name, operands (by
+    value number), result types, successors, properties, attributes and regions (blocks
+    with their argument types and names) in walk order. Two modules with the same digest
+    print alike in the generic form, so they verify alike, and have the same argument
+    names. Each distinct attribute object is printed once (large dense constants by the
+    hash of their bytes); it costs a fraction of printing the module."""
+    h = hashlib.sha256()
+    texts: dict[int, str] = {}
+    keep: list[Attribute] = []  # the attributes whose id() is a key of `texts`
+    numbers: dict[SSAValue, int] = {}
+    blocks: dict[Block, int] = {}
+
+    def text(attribute: Attribute) -> str:
+        found = texts.get(id(attribute))
+        if found is None:
+            out = io.StringIO()
+            _DigestPrinter(stream=out).print_attribute(attribute)
+            found = texts[id(attribute)] = out.getvalue()
+            keep.append(attribute)
+        return found
+
+    def number(value: SSAValue) -> str:
+        return str(numbers.setdefault(value, len(numbers)))
+
+    def table(entries: dict[str, Attribute]) -> str:
+        return ",".join(f"{k}={text(v)}" for k, v in sorted(entries.items()))
+
+    def add(op: Operation) -> None:
+        parts = [
+            op.name,
+            " ".join(number(v) for v in op.operands),
+            " ".join(f"{number(r)}:{text(r.type)}" for r in op.results),
+            table(op.properties),
+            table(op.attributes),
+            f"{len(op.successors)}:{len(op.regions)}",
+        ]
+        h.update("\x1f".join(parts).encode())
+        h.update(b"\x1e")
+        for successor in op.successors:
+            h.update(f"succ {blocks[successor]}\x1e".encode())
+        for region in op.regions:
+            h.update(f"region {len(region.blocks)}\x1e".encode())
+            for block in region.blocks:  # numbered first: a branch may jump forward
+                blocks.setdefault(block, len(blocks))
+            for block in region.blocks:
+                args = " ".join(
+                    f"{number(a)}:{a.name_hint or ''}:{text(a.type)}" for a in block.args
+                )
+                h.update(f"block {args}\x1e".encode())
+                for inner in block.ops:
+                    add(inner)
+                h.update(b"end\x1e")
+
+    add(module)
+    return h.hexdigest()
+
+
+def _payload(data: bytes, fmt: str, key: str) -> bytes:
+    """The payload of a program entry for `key` in format `fmt`; raises ValueError when it is
+    another entry's, another format's, or damaged."""
+    lines = data.split(b"\n", 4)
+    if len(lines) != 5 or lines[0].decode() != fmt:
+        raise ValueError("format")
+    fields = dict(line.decode().partition(" ")[::2] for line in lines[1:4])
+    payload = lines[4]
+    if fields.get("key") != key or int(fields.get("bytes", "-1")) != len(payload):
+        raise ValueError("another key, or truncated")
+    if hashlib.sha256(payload).hexdigest() != fields.get("sha256"):
+        raise ValueError("checksum")
+    return payload
+
+
 # ---------------------------------------------------------------------------------------------
 # The runtime form
 # ---------------------------------------------------------------------------------------------
@@ -460,9 +594,11 @@ def decode_entry(data: bytes, key: str) -> ModuleOp:
 __all__ = [
     "ENABLE_ENV",
     "FORMAT",
+    "PROGRAM_FORMAT",
     "CacheStats",
     "PipelineCache",
     "lower_cached",
     "module_digest",
+    "module_key",
     "to_runtime_form",
 ]

@@ -18,6 +18,7 @@ from xdsl_multi.lowering.jit import (
     KernelArgumentError,
     KernelCache,
     default_cache_dir,
+    opt_level,
     split_kernels,
 )
 from xdsl_multi.lowering.llvm_target import translate_kernels
@@ -144,3 +145,43 @@ def test_llvm_text_is_the_same_in_every_process() -> None:
         assert run.returncode == 0, run.stderr
         texts.add(run.stdout)
     assert len(texts) == 1
+
+
+def _chain_of_loops(loops: int) -> str:
+    """A kernel-level kernel of `loops` loops in a row over one array: x = x * 2 + 1, each."""
+    body = "\n".join(
+        f"""  scf.for %i{k} = %c0 to %c16 step %c1 {{
+    %v{k} = memref.load %x[%i{k}] : memref<16xf32>
+    %a{k} = arith.mulf %v{k}, %two : f32
+    %r{k} = arith.addf %a{k}, %one : f32
+    memref.store %r{k}, %x[%i{k}] : memref<16xf32>
+  }}"""
+        for k in range(loops)
+    )
+    return f"""
+func.func @chain(%x: memref<16xf32>) attributes {{multi.kernel}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %two = arith.constant 2.0 : f32
+  %one = arith.constant 1.0 : f32
+{body}
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize(("loops", "level"), [(3, 3), (16, 3), (17, 2)])
+def test_a_chain_of_many_loops_is_optimized_at_o2_and_still_right(
+    loops: int, level: int
+) -> None:
+    module = lower(_chain_of_loops(loops))
+    (kernel,) = split_kernels(str(translate_kernels(module)))[1]
+    assert opt_level(kernel.definition) == level
+    chain = KernelCache(disk=False).compile_kernels(module)["chain"]
+    x = aligned_copy(np.linspace(-1, 1, 16, dtype=np.float32))
+    want = x.astype(np.float64)
+    for _ in range(loops):
+        want = want * 2 + 1
+    chain(x)
+    np.testing.assert_allclose(x, want.astype(np.float32), rtol=1e-6)
