@@ -61,6 +61,10 @@ from xdsl_multi.dialects.syntax import (
 DEVICE_ATTR = "devidx.device"
 """The attribute that marks a device's nested module with its number K (SPEC §5)."""
 
+SPMD_ATTR = "devidx.spmd"
+"""The unit attribute of a kernel-level module whose one host schedule (`@main`, using
+`devidx.device_num`) every device of `multi.devices` runs (form-kernels{spmd=true})."""
+
 
 @irdl_op_definition
 class DeviceNumOp(IRDLOperation):
@@ -445,6 +449,7 @@ Devidx = Dialect(
 
 __all__ = [
     "ALGORITHMS",
+    "SPMD_ATTR",
     "AllreduceOp",
     "DeviceNumOp",
     "Devidx",
