@@ -285,7 +285,7 @@ def _free_after_last_use(block: Block) -> None:
     last_use: dict[SSAValue, Operation] = {}
     for op in ops:
         for r in op.results:
-            if isinstance(op, memref.AllocOp | devidx.RecvOp):
+            if isinstance(op, memref.AllocOp | devidx.RecvOp | devidx.FetchOp | devidx.AllreduceOp):
                 last_use[r] = op
         for v in op.operands:
             if v in last_use:
