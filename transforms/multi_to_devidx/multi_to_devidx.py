@@ -190,7 +190,8 @@ def _check_known(op: Operation, t: Attribute, devices: list[str]) -> None:
     enc = placement_of(t)
     if enc is None:
         return
-    unknown = [n for n in enc.device_names if n not in devices]
+    known = set(devices)
+    unknown = [n for n in enc.device_names if n not in known]
     if unknown:
         fail_at(op, f"devices {unknown} are not in the module's multi.devices {devices}")
 
