@@ -124,7 +124,10 @@ def test_allreduce_collective_on_threads_matches_numpy(allreduce: str, kind: str
         "mul": lambda a: a.prod(axis=0, keepdims=True),
     }[kind](x)
     options = {"multi-to-devidx": f"allreduce={allreduce} ring-threshold=0"}
-    with Program(lowered(allreduce_program(n, kind, elt), options)) as program:
+    module = lowered(allreduce_program(n, kind, elt), options)
+    (op,) = [op for op in module.walk() if isinstance(op, devidx.AllreduceOp)]
+    assert (op.kind.data, op.algorithm.data) == (kind, allreduce)
+    with Program(module) as program:
         for _ in range(2):
             (got,) = program([x])
             assert got.dtype == want.dtype and got.shape == (n, *want.shape)
