@@ -203,6 +203,8 @@ class DeviceSchedule:
         for s in self.steps:
             if isinstance(s, Alloc | Recv):
                 types[s.reg] = s.btype
+            elif isinstance(s, Collective):
+                types[s.out] = s.btype
         return types
 
 
@@ -609,7 +611,7 @@ def _distinct_results(
     fetch from oneself made two of them one register: a copy then."""
     types = base.step_reg_types()
     for s in steps:
-        if isinstance(s, Fetch | Collective):
+        if isinstance(s, Fetch):
             types[s.out] = s.btype
     seen: set[int] = set()
     out = []
