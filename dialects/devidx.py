@@ -8,6 +8,7 @@
 %ft = devidx.fetch %x from %src : tensor<4x4xf32>
 devidx.send %y to 1 channel 7 : tensor<4x4xf32>
 %rv = devidx.recv from 0 channel 7 : tensor<4x4xf32>
+%ar = devidx.allreduce add %x algorithm ring : tensor<4x4xf32>
 ```
 
 tinygrad's migration plan: `_device_num` is `device_num`, `Invalid` is `invalid`,
@@ -20,7 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from xdsl.dialects.builtin import I64, IndexType, IntegerAttr, MemRefType, TensorType, i64
+from xdsl.dialects.builtin import (
+    I64,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AttrConstraint,
@@ -39,6 +48,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoMemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from xdsl_multi.dialects.multi import ReduceKind
 from xdsl_multi.dialects.syntax import (
     expect_static,
     expect_tensor,
@@ -50,6 +60,10 @@ from xdsl_multi.dialects.syntax import (
 
 DEVICE_ATTR = "devidx.device"
 """The attribute that marks a device's nested module with its number K (SPEC §5)."""
+
+SPMD_ATTR = "devidx.spmd"
+"""The unit attribute of a kernel-level module whose one host schedule (`@main`, using
+`devidx.device_num`) every device of `multi.devices` runs (form-kernels{spmd=true})."""
 
 
 @irdl_op_definition
@@ -178,53 +192,6 @@ class IndexOp(IRDLOperation):
             raise VerifyException(f"{self.name}: result must be {want}, found {res}")
 
 
-@irdl_op_definition
-class FetchOp(IRDLOperation):
-    """Every device receives device `src`'s instance of `value` (`src` may depend on d).
-
-    ```mlir
-    %ft = devidx.fetch %x from %src : tensor<4x4xf32>
-    ```
-    tinygrad: the COPY between devices of the symbolic migration; becomes send/recv once
-    devices are specialized.
-    """
-
-    name = "devidx.fetch"
-    value = operand_def(TensorType)
-    src = operand_def(IndexType)
-    result = result_def(TensorType)
-    traits = traits_def(NoMemoryEffect())
-
-    def __init__(self, value: SSAValue, src: SSAValue):
-        super().__init__(operands=[value, src], result_types=[value.type])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> FetchOp:
-        value = parser.parse_unresolved_operand()
-        parser.parse_keyword("from")
-        src = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        op = cls(parser.resolve_operand(value, t), parser.resolve_operand(src, IndexType()))
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(" from ")
-        printer.print_operand(self.src)
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-
-    def verify_(self) -> None:
-        t = expect_tensor(self.name, "value", self.value.type)
-        if self.result.type != t:
-            raise VerifyException(f"{self.name}: result type {self.result.type} differs from {t}")
-
-
 @dataclass(frozen=True)
 class TensorOrMemRef(AttrConstraint):
     """A tensor (device level) or a memref (a host schedule at the kernel level)."""
@@ -252,6 +219,55 @@ def _check_peer(op_name: str, what: str, peer: int, channel: int) -> None:
         raise VerifyException(f"{op_name}: {what} device {peer} is negative")
     if channel < 0:
         raise VerifyException(f"{op_name}: channel {channel} is negative")
+
+
+@irdl_op_definition
+class FetchOp(IRDLOperation):
+    """Every device receives device `src`'s instance of `value` (`src` may depend on d).
+
+    ```mlir
+    %ft = devidx.fetch %x from %src : tensor<4x4xf32>
+    %fb = devidx.fetch %b from %src : memref<4x4xf32>   // an SPMD host schedule (form-kernels)
+    ```
+    tinygrad: the COPY between devices of the symbolic migration; becomes send/recv once
+    devices are specialized (or, in an SPMD host schedule, at run time).
+    """
+
+    name = "devidx.fetch"
+    value = operand_def(TensorOrMemRef())
+    src = operand_def(IndexType)
+    result = result_def(TensorOrMemRef())
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, value: SSAValue, src: SSAValue):
+        super().__init__(operands=[value, src], result_types=[value.type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FetchOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("from")
+        src = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(value, t), parser.resolve_operand(src, IndexType()))
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" from ")
+        printer.print_operand(self.src)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        t = self.value.type
+        _expect_message(self.name, "value", t)
+        if self.result.type != t:
+            raise VerifyException(f"{self.name}: result type {self.result.type} differs from {t}")
 
 
 @irdl_op_definition
@@ -351,13 +367,90 @@ class RecvOp(IRDLOperation):
         _check_peer(self.name, "source", self.source.value.data, self.channel.value.data)
 
 
+
+ALGORITHMS = ("naive", "ring", "all2all")
+"""The algorithms of `devidx.allreduce` (multi-to-devidx's `allreduce` option, once chosen)."""
+
+
+@irdl_op_definition
+class AllreduceOp(IRDLOperation):
+    """Every device gets the `kind` reduction (add, mul, max) of every device's stored `value`
+    (Invalid lanes read 0), in device order; `algorithm` says how the runtime moves the data.
+
+    ```mlir
+    %ar = devidx.allreduce add %x algorithm ring : tensor<4x4xf32>
+    %ab = devidx.allreduce add %b algorithm ring : memref<4x4xf32>  // an SPMD host schedule
+    ```
+    tinygrad: `Ops.ALLREDUCE` over all devices, kept as one op instead of N fetches, so the
+    SPMD program's size does not grow with N (docs/spmd-form.md, "Collectives").
+    """
+
+    name = "devidx.allreduce"
+    value = operand_def(TensorOrMemRef())
+    kind = prop_def(StringAttr)
+    algorithm = prop_def(StringAttr)
+    result = result_def(TensorOrMemRef())
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, kind: str, value: SSAValue, algorithm: str = "naive"):
+        super().__init__(
+            operands=[value],
+            result_types=[value.type],
+            properties={"kind": StringAttr(str(kind)), "algorithm": StringAttr(str(algorithm))},
+        )
+
+    @property
+    def reduce_kind(self) -> ReduceKind:
+        return ReduceKind(self.kind.data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllreduceOp:
+        kind = parser.parse_keyword_in(list(ReduceKind))
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("algorithm")
+        algorithm = parser.parse_keyword_in(list(ALGORITHMS))
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(kind, parser.resolve_operand(value, t), algorithm)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.value)
+        printer.print_string(f" algorithm {self.algorithm.data}")
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        _expect_message(self.name, "value", self.value.type)
+        if self.kind.data not in tuple(ReduceKind):
+            raise VerifyException(
+                f"{self.name}: kind '{self.kind.data}' is not one of {', '.join(ReduceKind)}"
+            )
+        if self.algorithm.data not in ALGORITHMS:
+            raise VerifyException(
+                f"{self.name}: algorithm '{self.algorithm.data}' is not one of "
+                f"{', '.join(ALGORITHMS)}"
+            )
+        if self.result.type != self.value.type:
+            raise VerifyException(
+                f"{self.name}: result type {self.result.type} differs from {self.value.type}"
+            )
+
+
 Devidx = Dialect(
     "devidx",
-    [DeviceNumOp, InvalidOp, StackOp, IndexOp, FetchOp, SendOp, RecvOp],
+    [DeviceNumOp, InvalidOp, StackOp, IndexOp, FetchOp, SendOp, RecvOp, AllreduceOp],
     [],
 )
 
 __all__ = [
+    "ALGORITHMS",
+    "SPMD_ATTR",
+    "AllreduceOp",
     "DeviceNumOp",
     "Devidx",
     "FetchOp",

@@ -815,7 +815,8 @@ def listed_devices(module: Operation) -> tuple[str, ...] | None:
 def _names_in(t: Attribute, out: list[str]) -> None:
     enc = placement_of(t)
     if enc is not None:
-        out.extend(n for n in enc.device_names if n not in out)
+        known = set(out)  # (a set: N names in every encoding, N up to thousands)
+        out.extend(n for n in enc.device_names if n not in known and not known.add(n))
 
 
 def program_devices(module: Operation) -> list[str]:

@@ -57,6 +57,7 @@ from xdsl_multi.runtime.schedule import (
     Alloc,
     Backend,
     Call,
+    Collective,
     Copy,
     DeviceSchedule,
     Free,
@@ -124,6 +125,12 @@ class Transport(Protocol):
         """The next message of step number `index` (into `out` if the transport receives
         into a buffer), or None if it has not arrived (a transport that waits itself never
         returns None); raises RecvTimeout or Aborted."""
+        ...
+
+    def collective(self, index: int, step: Collective, value: np.ndarray, out: np.ndarray) -> bool:
+        """Take part in collective `step` (this device's `value`, its result into `out`):
+        True when `out` holds the result, False if other devices are not there yet (a
+        transport that waits itself never returns False)."""
         ...
 
     def finish(self) -> None:
@@ -213,6 +220,15 @@ class DeviceRunner:
                         )
                     regs[step.reg] = got
                     state.waiting_since = None
+                elif type(step) is Collective:
+                    out = regs[step.out]
+                    if out is None:
+                        out = regs[step.out] = memory.view(step.out, step.btype)
+                    value = regs[step.reg]
+                    assert isinstance(value, np.ndarray) and isinstance(out, np.ndarray)
+                    if not transport.collective(i, step, value, out):
+                        state.next_step = i
+                        return False
                 elif type(step) is Free:
                     for reg in step.regs:
                         regs[reg] = None

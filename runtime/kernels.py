@@ -101,6 +101,12 @@ class JitKernels:
         from xdsl_multi.lowering import jit  # the JIT is only needed by compiled runs
 
         self._names = llvm_kernel_names(module)
+        self._top_names = {  # SPMD mode: one kernel for every device, in the top module
+            op.sym_name.data: attr.data
+            for op in module.ops
+            if isinstance(op, func.FuncOp)
+            and isinstance(attr := op.attributes.get(LLVM_NAME_ATTR), StringAttr)
+        }
         if devices is not None:
             # keep the wanted devices' modules, and those holding kernels they call (SPMD
             # mode: device 0's module holds every device's kernels)
@@ -157,7 +163,11 @@ class JitKernels:
         return dict(self._names)
 
     def kernel(self, device: int, name: str) -> Kernel:
-        symbol = self._names.get((device, name), f"device{device}_{name}")
+        symbol = (
+            self._names.get((device, name))
+            or self._top_names.get(name)
+            or f"device{device}_{name}"
+        )
         compiled = self._compiled.get(symbol) or self._compiled.get(name)
         if compiled is None:
             raise KeyError(name)

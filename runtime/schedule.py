@@ -14,6 +14,13 @@ func.func @main(%x: memref<4x16xf32>) -> memref<4x16xf32> {
 }
 ```
 
+An SPMD module (form-kernels{spmd=true}, attribute `devidx.spmd`) has ONE host schedule in
+the top module, which every device runs with its own d (`devidx.device_num`): it is read once
+(`read_spmd_schedule`) and instantiated per device (`instantiate`): its index arithmetic is
+evaluated with that d, each `devidx.fetch` becomes that device's sends (to the devices whose
+source it is) and its receive, and each `devidx.allreduce` stays one `Collective` step that
+the backend runs (threads: in shared memory; mpi: MPI_Allreduce).
+
 Each op becomes one step (`Alloc`, `Call`, `Send`, `Recv`, `Copy`); `arith.constant` gives a
 kernel's scalar argument; `memref.dealloc` is checked (nothing uses the buffer after it) and
 replaced by a `Free` step after each buffer's last use, which the runtime computes itself.
@@ -28,7 +35,8 @@ memory (buffers.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -38,10 +46,13 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    StringAttr,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
+from xdsl_multi.dialects.devidx import SPMD_ATTR
+from xdsl_multi.dialects.multi import listed_devices
 from xdsl_multi.lowering.kernel_facts import written_arguments
 from xdsl_multi.runtime.buffers import (
     BufferType,
@@ -130,6 +141,22 @@ class Copy:
 
 
 @dataclass(frozen=True)
+class Collective:
+    """`devidx.allreduce`: register `out` gets the `kind` reduction of every device's register
+    `reg`; `seq` numbers the collectives of the schedule (the same on every device)."""
+
+    reg: int
+    out: int
+    kind: str
+    algorithm: str
+    btype: BufferType
+    seq: int
+
+    def describe(self) -> str:
+        return f"allreduce {self.kind} ({self.algorithm})"
+
+
+@dataclass(frozen=True)
 class Free:
     """The last use of these registers was the step before: drop them."""
 
@@ -139,7 +166,7 @@ class Free:
         return "free"
 
 
-Step = Alloc | Call | Send | Recv | Copy | Free
+Step = Alloc | Call | Send | Recv | Copy | Collective | Free
 
 
 @dataclass(frozen=True)
@@ -176,6 +203,8 @@ class DeviceSchedule:
         for s in self.steps:
             if isinstance(s, Alloc | Recv):
                 types[s.reg] = s.btype
+            elif isinstance(s, Collective):
+                types[s.out] = s.btype
         return types
 
 
@@ -213,8 +242,84 @@ def read_schedule(module: ModuleOp, device: int, entry: str = "main") -> DeviceS
     )
 
 
+@dataclass(frozen=True)
+class Fetch:
+    """`devidx.fetch` in an SPMD host schedule (before `instantiate`): register `out` gets
+    the register `reg` of the device that register `src` names; `channel` numbers the
+    fetches of the schedule."""
+
+    reg: int
+    src: int
+    out: int
+    btype: BufferType
+    channel: int
+
+
+@dataclass(frozen=True)
+class ScalarOp:
+    """Index arithmetic of an SPMD host schedule: register `reg` = `fn(operand registers)`."""
+
+    reg: int
+    fn: Callable[..., int]
+    operands: tuple[int, ...]
+
+
+_INDEX_OPS: dict[str, Callable[..., int]] = {
+    "arith.addi": lambda a, b: a + b,
+    "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b,
+    "arith.remsi": lambda a, b: int(math.fmod(a, b)),
+    "arith.remui": lambda a, b: a % b,
+    "arith.divsi": lambda a, b: int(a / b),
+    "arith.divui": lambda a, b: a // b,
+    "arith.floordivsi": lambda a, b: a // b,
+    "arith.minsi": min,
+    "arith.maxsi": max,
+    "arith.andi": lambda a, b: a & b,
+    "arith.ori": lambda a, b: a | b,
+    "arith.xori": lambda a, b: a ^ b,
+    "arith.select": lambda c, a, b: a if c else b,
+}
+_CMPI: dict[str, Callable[[int, int], bool]] = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "slt": lambda a, b: a < b,
+    "sle": lambda a, b: a <= b,
+    "sgt": lambda a, b: a > b,
+    "sge": lambda a, b: a >= b,
+    "ult": lambda a, b: a < b,
+    "ule": lambda a, b: a <= b,
+    "ugt": lambda a, b: a > b,
+    "uge": lambda a, b: a >= b,
+}
+
+
+@dataclass(frozen=True)
+class SpmdSchedule:
+    """The one host schedule of an SPMD module, before `instantiate` gives each device its
+    own: `device_reg` holds d, `scalars` compute the index registers from it, and `steps` may
+    hold `Fetch` steps."""
+
+    schedule: DeviceSchedule
+    device_reg: int
+    scalars: tuple[ScalarOp, ...]
+
+    def scalar_values(self, d: int) -> dict[int, int | float]:
+        """Every preset register (constants, d, index arithmetic) on device d."""
+        values: dict[int, int | float] = dict(self.schedule.constants)
+        values[self.device_reg] = d
+        for s in self.scalars:
+            values[s.reg] = int(s.fn(*(values[r] for r in s.operands)))
+        return values
+
+
 class _Reader:
-    def __init__(self, device: int, entry: str) -> None:
+    def __init__(self, device: int, entry: str, spmd: bool = False) -> None:
+        self.spmd = spmd
+        self.scalars: list[ScalarOp] = []
+        self.device_reg: int | None = None
+        self.fetches = 0
+        self.collectives = 0
         self.device = device
         self.entry = entry
         self.regs: dict[SSAValue, int] = {}
@@ -286,6 +391,44 @@ class _Reader:
             self.steps.append(Recv(self.new_reg(result), src, channel, btype))
         elif isinstance(op, memref.CopyOp):
             self.steps.append(Copy(self.reg(op, op.source), self.reg(op, op.destination)))
+        elif self.spmd and op.name == "devidx.device_num":
+            self.device_reg = self.new_reg(op.results[0])
+        elif self.spmd and op.name == "devidx.fetch":
+            value, src = op.operands
+            btype = self.btype(op, value.type)
+            self.steps.append(
+                Fetch(
+                    self.reg(op, value),
+                    self.reg(op, src),
+                    self.new_reg(op.results[0]),
+                    btype,
+                    self.fetches,
+                )
+            )
+            self.fetches += 1
+        elif op.name == "devidx.allreduce":
+            value = op.operands[0]
+            self.steps.append(
+                Collective(
+                    self.reg(op, value),
+                    self.new_reg(op.results[0]),
+                    _str_prop(op, "kind"),
+                    _str_prop(op, "algorithm"),
+                    self.btype(op, value.type),
+                    self.collectives,
+                )
+            )
+            self.collectives += 1
+        elif self.spmd and (op.name in _INDEX_OPS or isinstance(op, arith.CmpiOp)):
+            operands = tuple(self.regs[v] for v in op.operands if v in self.regs)
+            if len(operands) != len(op.operands):
+                raise self.fail(op, "uses a value that is not a scalar of the schedule")
+            fn = (
+                _INDEX_OPS[op.name]
+                if not isinstance(op, arith.CmpiOp)
+                else _CMPI[arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]]
+            )
+            self.scalars.append(ScalarOp(self.new_reg(op.results[0]), fn, operands))
         elif isinstance(op, memref.DeallocOp):
             self.deallocated[self.reg(op, op.memref)] = len(self.steps)
         elif isinstance(op, arith.ConstantOp):
@@ -302,6 +445,13 @@ class _Reader:
                 "not a host-schedule op (expected memref.alloc/dealloc/copy, func.call, "
                 "devidx.send/recv, arith.constant, func.return)",
             )
+
+
+def _str_prop(op: Operation, name: str) -> str:
+    attr = op.properties.get(name)
+    if not isinstance(attr, StringAttr):
+        raise ScheduleError(f"{op.name}: missing string property '{name}'")
+    return attr.data
 
 
 def _int_prop(op: Operation, name: str) -> int:
@@ -339,11 +489,141 @@ def _insert_frees(
 def _regs_of(step: Step) -> tuple[int, ...]:
     if isinstance(step, Alloc | Recv | Send):
         return (step.reg,)
+    if isinstance(step, Collective):
+        return (step.reg, step.out)
     if isinstance(step, Call):
         return step.args
     if isinstance(step, Copy):
         return (step.src, step.dst)
     return step.regs
+
+
+def is_spmd_module(module: ModuleOp) -> bool:
+    """One host schedule for every device (form-kernels{spmd=true})."""
+    return SPMD_ATTR in module.attributes
+
+
+def num_devices(module: ModuleOp) -> int:
+    """The devices a kernel-level program runs on: its device modules, or the length of
+    `multi.devices` for an SPMD module."""
+    if is_spmd_module(module):
+        return len(listed_devices(module) or ()) or 1
+    return len(device_modules(module))
+
+
+def read_spmd_schedule(module: ModuleOp, entry: str = "main") -> SpmdSchedule:
+    """The one host schedule of an SPMD module (its top-level `@entry`), read once."""
+    f = SymbolTable.lookup_symbol(module, entry)
+    if not isinstance(f, func.FuncOp) or not f.body.blocks or len(f.body.blocks) != 1:
+        raise ScheduleError(f"the SPMD module has no one-block func.func @{entry}")
+    reader = _Reader(0, entry, spmd=True)
+    args = tuple(reader.argument(a) for a in f.body.block.args)
+    for op in f.body.block.ops:
+        reader.op(op)
+    if reader.results is None:
+        raise ScheduleError(f"@{entry} does not end with func.return")
+    device_reg = reader.device_reg
+    if device_reg is None:  # a schedule that never needs d
+        device_reg = reader.num_regs
+        reader.num_regs += 1
+    sched = DeviceSchedule(
+        0, args, tuple(reader.steps), reader.results, reader.num_regs, reader.constants,
+        tuple(dict.fromkeys(s.name for s in reader.steps if isinstance(s, Call))),
+    )
+    return SpmdSchedule(sched, device_reg, tuple(reader.scalars))
+
+
+def _renamed(step: Step, rename: Mapping[int, int]) -> Step:
+    """`step` with the registers it reads renamed (a fetch from oneself is its value)."""
+    if not rename:
+        return step
+    r = lambda reg: rename.get(reg, reg)
+    if isinstance(step, Call):
+        return replace(step, args=tuple(r(a) for a in step.args))
+    if isinstance(step, Send):
+        return replace(step, reg=r(step.reg))
+    if isinstance(step, Copy):
+        return replace(step, src=r(step.src), dst=r(step.dst))
+    if isinstance(step, Collective):
+        return replace(step, reg=r(step.reg))
+    if isinstance(step, Fetch):
+        return replace(step, reg=r(step.reg))
+    return step
+
+
+def instantiate(spmd: SpmdSchedule, n: int) -> list[DeviceSchedule]:
+    """Every device's schedule from the one SPMD schedule: index registers evaluated with its
+    d, each fetch its sends (to the devices whose source it is) and its receive (or, from
+    itself, the value). Each fetch's source table is computed once for all devices."""
+    values = [spmd.scalar_values(d) for d in range(n)]
+    fetch_steps = [s for s in spmd.schedule.steps if isinstance(s, Fetch)]
+    sources = {f.channel: [int(values[e][f.src]) for e in range(n)] for f in fetch_steps}
+    for f in fetch_steps:
+        bad = [(e, s) for e, s in enumerate(sources[f.channel]) if not 0 <= s < n]
+        if bad:
+            raise ScheduleError(
+                f"device {bad[0][0]}: devidx.fetch (channel {f.channel}) fetches from device "
+                f"{bad[0][1]}, outside [0, {n})"
+            )
+    fetchers: dict[int, dict[int, list[int]]] = {}
+    for channel, table in sources.items():
+        by_src: dict[int, list[int]] = {}
+        for e, s in enumerate(table):
+            if s != e:
+                by_src.setdefault(s, []).append(e)
+        fetchers[channel] = by_src
+    out = []
+    base = spmd.schedule
+    for d in range(n):
+        rename: dict[int, int] = {}
+        steps: list[Step] = []
+        for step in base.steps:
+            step = _renamed(step, rename)
+            if isinstance(step, Fetch):
+                for dest in fetchers[step.channel].get(d, ()):
+                    steps.append(Send(step.reg, dest, step.channel, step.btype))
+                src = sources[step.channel][d]
+                if src == d:
+                    rename[step.out] = step.reg
+                else:
+                    steps.append(Recv(step.out, src, step.channel, step.btype))
+            else:
+                steps.append(step)
+        results = tuple(rename.get(r, r) for r in base.results)
+        results = _distinct_results(steps, results, base)
+        out.append(
+            replace(
+                base,
+                device=d,
+                steps=_insert_frees(steps, results, len(base.args), {}),
+                results=results,
+                num_regs=base.num_regs + len(results),
+                constants=values[d],
+            )
+        )
+    return out
+
+
+def _distinct_results(
+    steps: list[Step], results: tuple[int, ...], base: DeviceSchedule
+) -> tuple[int, ...]:
+    """Results never alias an argument or each other (form-kernels' rule), also where a
+    fetch from oneself made two of them one register: a copy then."""
+    types = base.step_reg_types()
+    for s in steps:
+        if isinstance(s, Fetch):
+            types[s.out] = s.btype
+    seen: set[int] = set()
+    out = []
+    for k, reg in enumerate(results):
+        if reg < len(base.args) or reg in seen:
+            fresh = base.num_regs + k
+            steps.append(Alloc(fresh, types[reg]))
+            steps.append(Copy(reg, fresh))
+            reg = fresh
+        seen.add(reg)
+        out.append(reg)
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -406,6 +686,8 @@ def check_no_deadlock(schedules: Sequence[DeviceSchedule]) -> None:
     """Run the schedules' messages with buffered sends: every receive must be satisfied."""
     pos = [0] * len(schedules)
     mailbox: dict[tuple[int, int, int], int] = {}
+    arrived: dict[int, set[int]] = {}
+    """collective -> the devices that reached it (it completes when every device has)."""
     progress = True
     while progress:
         progress = False
@@ -421,6 +703,10 @@ def check_no_deadlock(schedules: Sequence[DeviceSchedule]) -> None:
                     if not mailbox.get(key):
                         break
                     mailbox[key] -= 1
+                elif isinstance(s, Collective):
+                    arrived.setdefault(s.seq, set()).add(d)
+                    if len(arrived[s.seq]) < len(schedules):
+                        break
                 pos[d] += 1
                 progress = True
     waiting = [s for s in schedules if pos[s.device] < len(s.steps)]
@@ -428,6 +714,12 @@ def check_no_deadlock(schedules: Sequence[DeviceSchedule]) -> None:
         parts = []
         for sched in waiting:
             step = sched.steps[pos[sched.device]]
+            if isinstance(step, Collective):
+                parts.append(
+                    f"device {sched.device} at {sched.describe(pos[sched.device])} waits for "
+                    "the other devices"
+                )
+                continue
             assert isinstance(step, Recv)
             parts.append(
                 f"device {sched.device} at {sched.describe(pos[sched.device])} waits for "
@@ -487,6 +779,8 @@ def plan_device_memory(sched: DeviceSchedule, backend: Backend) -> MemoryPlan:
     for i, s in enumerate(sched.steps):
         if isinstance(s, Alloc) or (isinstance(s, Recv) and backend == "mpi"):
             made[s.reg] = (i, s.btype)
+        elif isinstance(s, Collective):
+            made[s.out] = (i, s.btype)
     last: dict[int, int] = {}
     for i, s in enumerate(sched.steps):
         if isinstance(s, Free):
@@ -496,6 +790,10 @@ def plan_device_memory(sched: DeviceSchedule, backend: Backend) -> MemoryPlan:
                 last[reg] = max(last.get(reg, i), i)
         if isinstance(s, Send) and not s.copy and s.reg in made:
             last[s.reg] = end
+        if isinstance(s, Collective):  # the other devices read both until the run ends
+            for reg in (s.reg, s.out):
+                if reg in made:
+                    last[reg] = end
     for reg in sched.results:
         if reg in made:
             last[reg] = end
@@ -536,6 +834,9 @@ def compile_schedules(
 ) -> list[DeviceSchedule]:
     """Every device's schedule of a kernel-level (or llvm-level) program, checked together,
     with copy decisions and memory plans for `backend`."""
+    if is_spmd_module(module):
+        spmd = read_spmd_schedule(module, entry)
+        return _checked(module, instantiate(spmd, num_devices(module)), backend, None)
     mods = device_modules_of(module)
     if not mods:
         raise ScheduleError(
@@ -545,17 +846,34 @@ def compile_schedules(
     n = len(mods)
     if sorted(mods) != list(range(n)):
         raise ScheduleError(f"device modules must be numbered 0..{n - 1}, found {sorted(mods)}")
+    schedules = [read_schedule(mods[d], d, entry) for d in range(n)]
+    return _checked(module, schedules, backend, mods)
+
+
+def _checked(
+    module: ModuleOp,
+    read: list[DeviceSchedule],
+    backend: Backend,
+    mods: Mapping[int, ModuleOp] | None,
+) -> list[DeviceSchedule]:
+    """Kernel facts, message checks, copy decisions and memory plans for every device."""
     schedules = []
-    for d in range(n):
-        sched = read_schedule(mods[d], d, entry)
+    facts: dict[str, tuple[frozenset[int], bool]] = {}
+    for d, sched in enumerate(read):
         written = {}
         noalias: set[str] = set()
         for name in sched.kernel_names:
-            ir = find_kernel_ir(module, mods[d], d, name)
+            if mods is None and name in facts:  # SPMD: one kernel for every device
+                written[name], takes = facts[name]
+                if takes:
+                    noalias.add(name)
+                continue
+            ir = find_kernel_ir(module, module if mods is None else mods[d], d, name)
             if ir is not None:
                 written[name] = written_arguments(ir)
                 if _takes_noalias(ir):
                     noalias.add(name)
+                facts[name] = (written[name], name in noalias)
         sched = replace(sched, written=written)
         check_written_not_shared(sched, noalias)
         schedules.append(sched)
@@ -570,12 +888,19 @@ __all__ = [
     "ArgSpec",
     "Backend",
     "Call",
+    "Collective",
     "Copy",
     "DeviceSchedule",
+    "Fetch",
     "Free",
     "Recv",
     "ScheduleError",
     "Send",
+    "SpmdSchedule",
     "Step",
     "compile_schedules",
+    "instantiate",
+    "is_spmd_module",
+    "num_devices",
+    "read_spmd_schedule",
 ]

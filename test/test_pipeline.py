@@ -68,10 +68,12 @@ def test_options_by_pass_name_override_the_table() -> None:
                                          "form-kernels": "tile-rows=2"}
     )
     names = [str(s) for s in specs]
-    assert names[0] == 'multi-to-devidx{allreduce="ring" ring-threshold=0}'
+    # SPMD mode's table keeps allreduces as ops (collectives=ops); the options add to it
+    assert names[0] == 'multi-to-devidx{collectives="ops" allreduce="ring" ring-threshold=0}'
     assert "form-kernels{spmd=true tile-rows=2}" in names
     passes = build_pipeline(specs).passes
     assert passes[0].allreduce == "ring" and passes[0].ring_threshold == 0  # type: ignore[attr-defined]
+    assert passes[0].collectives == "ops"  # type: ignore[attr-defined]
     with pytest.raises(ValueError):
         pipeline_specs(Level.MULTI, options={"multi-to-devidx": "allreduce=ring}"})
 

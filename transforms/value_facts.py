@@ -349,6 +349,7 @@ def invalid_arm(op: Operation) -> tuple[SSAValue, int] | None:
 
 _NEVER_INVALID = (
     arith.ConstantOp,
+    devidx.AllreduceOp,
     devidx.FetchOp,
     devidx.RecvOp,
     tg.ContiguousOp,

@@ -12,6 +12,7 @@ program = Program(module)              # runtime/program.py
 | level | leaves it | to |
 |---|---|---|
 | multi | `multi-to-devidx` | spmd |
+| multi (SPMD mode) | `multi-to-devidx{collectives=ops}` | spmd |
 | spmd | `devidx-simplify,specialize-devices` | device |
 | spmd (SPMD mode) | `devidx-simplify,form-kernels{spmd=true}` | kernel |
 | device | `form-kernels` | kernel |
@@ -51,9 +52,11 @@ PIPELINE: dict[Level, tuple[str, Level]] = {
 
 SPMD_MODE: dict[Level, tuple[str, Level]] = {
     **PIPELINE,
+    Level.MULTI: ("multi-to-devidx{collectives=ops}", Level.SPMD),
     Level.SPMD: ("devidx-simplify,form-kernels{spmd=true}", Level.KERNEL),
 }
-"""The pipeline in SPMD mode: the kernels are built once, from the SPMD level."""
+"""The pipeline in SPMD mode: allreduces stay ops, the kernels and the one host schedule of
+every device are built once, from the SPMD level (docs/spmd-form.md)."""
 
 Options = Mapping[str, str]
 """Pass name -> its options in the pipeline syntax (`"allreduce=ring ring-threshold=0"`)."""

@@ -38,9 +38,8 @@ from xdsl_multi.runtime.executor import (
     Placed,
     compile_runners,
 )
-from xdsl_multi.runtime.interpreter.device_runs import device_modules
 from xdsl_multi.runtime.kernels import KernelLibrary
-from xdsl_multi.runtime.schedule import Recv, ScheduleError, Send
+from xdsl_multi.runtime.schedule import Collective, Recv, ScheduleError, Send, num_devices
 
 ABORT_FLUSH_DELAY = 0.3
 """Seconds between writing the failure line and MPI_Abort: mpiexec forwards a rank's stderr
@@ -67,6 +66,12 @@ def _bytes(x: np.ndarray) -> Any:
     from mpi4py import MPI
 
     return [x.reshape(-1).view(np.uint8), MPI.BYTE]
+
+
+_MPI_REDUCIBLE = frozenset(
+    np.dtype(t) for t in ("float32", "float64", "int8", "int16", "int32", "int64")
+)
+"""The dtypes MPI_Allreduce reduces with SUM, PROD and MAX as numpy does."""
 
 
 class RankCountError(Exception):
@@ -123,6 +128,41 @@ class _MpiTransport:
     def __init__(self, program: MpiProgram) -> None:
         self.p = program
         self.requests: list[Any] = []
+
+    def collective(self, index: int, step: Collective, value: np.ndarray, out: np.ndarray) -> bool:
+        """MPI_Allreduce of the buffers themselves (no copy); a dtype MPI cannot reduce
+        (float16) is gathered and reduced here, in device order."""
+        from mpi4py import MPI
+
+        p = self.p
+        p.watchdog.arm(
+            p.recv_timeout,
+            str(
+                ExecutionError(
+                    p.runner.device,
+                    index,
+                    step.describe(),
+                    f"the other ranks did not reach it after {p.recv_timeout:g} s",
+                )
+            ),
+        )
+        try:
+            if value.dtype == np.bool_:
+                op = MPI.LAND if step.kind == "mul" else MPI.LOR
+                p.data_comm.Allreduce([value, MPI.C_BOOL], [out, MPI.C_BOOL], op=op)
+            elif value.dtype in _MPI_REDUCIBLE:
+                op = {"add": MPI.SUM, "mul": MPI.PROD, "max": MPI.MAX}[step.kind]
+                p.data_comm.Allreduce(value, out, op=op)
+            else:
+                parts = np.empty((p.size, *value.shape), value.dtype)
+                p.data_comm.Allgather(_bytes(np.ascontiguousarray(value)), _bytes(parts))
+                ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum}[step.kind]
+                np.copyto(out, parts[0])
+                for part in parts[1:]:
+                    ufunc(out, part, out=out)
+        finally:
+            p.watchdog.disarm()
+        return True
 
     def send(self, index: int, step: Send, value: np.ndarray) -> None:
         self.requests.append(
@@ -188,7 +228,7 @@ class MpiProgram:
         self.size: int = self.comm.Get_size()
         self.recv_timeout = recv_timeout
         self.error_prefix = error_prefix
-        n = len(device_modules(module))
+        n = num_devices(module)
         if self.size != n:
             raise RankCountError(
                 f"the program runs on {n} devices, but there are {self.size} MPI ranks "

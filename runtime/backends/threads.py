@@ -19,6 +19,14 @@ decisions (schedule.py `decide_copies`) make sure that nobody writes a handed-ov
 until the run ends, and the memory plan keeps it out of reuse until then. A receive fails
 after waiting `recv_timeout` seconds, naming the sender and channel.
 
+A collective (`devidx.allreduce`, schedule.py `Collective`) works in shared memory, with no
+copy and no message: every device hands its input array to the collective's rendezvous
+(`_Rendezvous`); naive: each device then sums every input into its own output; ring and
+all2all: each device reduces one chunk of every input (views) into the same chunk of its
+output (reduce-scatter), then copies every other chunk from its owner's output (all-gather),
+so each device reads about two buffers instead of N. A device whose part cannot go on yet
+waits like a receive.
+
 The first failure (an ExecutionError from any device) sets the run's abort event and wakes
 every thread; the others stop at their next step or receive, and the run raises that first
 failure. A thread still busy in a kernel `abort_grace` seconds later leaves the program
@@ -49,7 +57,7 @@ from xdsl_multi.runtime.executor import (
     Placed,
     describe_exception,
 )
-from xdsl_multi.runtime.schedule import Call, Recv, Send
+from xdsl_multi.runtime.schedule import Call, Collective, Recv, Send
 
 ABORT_GRACE = 10.0
 """Seconds the other devices get to stop after a failure."""
@@ -64,12 +72,133 @@ class _Mailbox:
     queues: dict[tuple[int, int], deque[np.ndarray]] = field(default_factory=dict)
 
 
+_KINDS: dict[str, tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]] = {
+    "add": (np.add, np.logical_or),
+    "mul": (np.multiply, np.logical_and),
+    "max": (np.maximum, np.logical_or),
+}
+"""A reduction kind -> its numpy ufunc for numbers and for i1 (the SPMD form's combine ops)."""
+
+
+def _ufunc(kind: str, dtype: np.dtype) -> Callable[..., np.ndarray]:
+    numbers, bools = _KINDS[kind]
+    return bools if dtype == np.bool_ else numbers
+
+
+class _Rendezvous:
+    """One collective of one run: every device's input and output array, and how far each
+    device got (0: arrived, 1: its chunk reduced, 2: done)."""
+
+    def __init__(self, n: int, conds: Sequence[threading.Condition]) -> None:
+        self.n = n
+        self.conds = conds
+        self.lock = threading.Lock()
+        self.inputs: list[np.ndarray | None] = [None] * n
+        self.outputs: list[np.ndarray | None] = [None] * n
+        self.phase = [-1] * n
+        self.arrived = 0
+        self.reduced = 0
+
+    def _wake(self) -> None:
+        for cond in self.conds:
+            with cond:
+                cond.notify_all()
+
+    def ready(self, d: int) -> bool:
+        """Whether device d's next part can run now."""
+        if self.phase[d] <= 0:
+            return self.arrived == self.n
+        return self.reduced == self.n
+
+    def _chunk(self, k: int, size: int) -> slice:
+        c = -(-size // self.n)
+        return slice(min(k * c, size), min((k + 1) * c, size))
+
+    def step(self, d: int, step: Collective, value: np.ndarray, out: np.ndarray) -> bool:
+        if self.phase[d] < 0:
+            with self.lock:
+                self.inputs[d], self.outputs[d] = value, out
+                self.phase[d] = 0
+                self.arrived += 1
+                everyone = self.arrived == self.n
+            if everyone:
+                self._wake()
+        if not self.ready(d):
+            return False
+        ufunc = _ufunc(step.kind, out.dtype)
+        inputs = [x.reshape(-1) for x in self.inputs]  # type: ignore[union-attr]
+        flat = out.reshape(-1)
+        if step.algorithm == "naive":  # every device reduces every whole buffer
+            _reduce_into(ufunc, flat, inputs)
+            self.phase[d] = 2
+            return True
+        if self.phase[d] == 0:  # reduce-scatter: my chunk of every input into my output
+            mine = (d + 1) % self.n if step.algorithm == "ring" else d
+            order = [(mine + t) % self.n for t in range(self.n)]
+            part = self._chunk(mine, flat.size)
+            _reduce_into(ufunc, flat[part], [inputs[j][part] for j in order])
+            with self.lock:
+                self.phase[d] = 1
+                self.reduced += 1
+                everyone = self.reduced == self.n
+            if everyone:
+                self._wake()
+            if not everyone:
+                return False
+        for k in range(self.n):  # all-gather: the other chunks from their owners' outputs
+            owner = (k - 1) % self.n if step.algorithm == "ring" else k
+            if owner != d:
+                part = self._chunk(k, flat.size)
+                np.copyto(flat[part], self.outputs[owner].reshape(-1)[part])  # type: ignore[union-attr]
+        self.phase[d] = 2
+        return True
+
+
+def _reduce_into(ufunc: Callable[..., np.ndarray], out: np.ndarray, parts: list[np.ndarray]) -> None:
+    """out = ((parts[0] <op> parts[1]) <op> parts[2]) ..., computed in place (no temporary)."""
+    if len(parts) == 1:
+        np.copyto(out, parts[0])
+        return
+    ufunc(parts[0], parts[1], out=out)
+    for x in parts[2:]:
+        ufunc(out, x, out=out)
+
+
+class _Collectives:
+    """The rendezvous of every collective of one run, by its number in the schedule."""
+
+    def __init__(self, n: int, conds: Sequence[threading.Condition]) -> None:
+        self.n = n
+        self.conds = conds
+        self.lock = threading.Lock()
+        self.table: dict[int, _Rendezvous] = {}
+
+    def get(self, seq: int) -> _Rendezvous:
+        with self.lock:
+            r = self.table.get(seq)
+            if r is None:
+                r = self.table[seq] = _Rendezvous(self.n, self.conds)
+            return r
+
+
 class _ThreadTransport:
     receives_into_buffer = False
 
-    def __init__(self, device: int, boxes: Sequence[_Mailbox]) -> None:
+    def __init__(
+        self, device: int, boxes: Sequence[_Mailbox], collectives: _Collectives
+    ) -> None:
         self.device = device
         self.boxes = boxes
+        self.collectives = collectives
+
+    def collective(self, index: int, step: Collective, value: np.ndarray, out: np.ndarray) -> bool:
+        return self.collectives.get(step.seq).step(self.device, step, value, out)
+
+    def ready(self, step: Recv | Collective) -> bool:
+        """Whether the step a waiting device is at can go on."""
+        if isinstance(step, Collective):
+            return self.collectives.get(step.seq).ready(self.device)
+        return bool(self.boxes[self.device].queues.get((step.source, step.channel)))
 
     def send(self, index: int, step: Send, value: np.ndarray) -> None:
         box = self.boxes[step.dest]
@@ -101,10 +230,13 @@ class _Group:
         cond: threading.Condition,
         abort: threading.Event,
         timeout: float,
+        collectives: _Collectives,
     ) -> dict[int, list[LocalValue]]:
         """Run every device of the group to its end; their local results by device."""
         states = {r.device: r.start(placed[r.device]) for r in self.runners}
-        transports = {r.device: _ThreadTransport(r.device, boxes) for r in self.runners}
+        transports = {
+            r.device: _ThreadTransport(r.device, boxes, collectives) for r in self.runners
+        }
         active = list(self.runners)
         results: dict[int, list[LocalValue]] = {}
         while active:
@@ -122,14 +254,14 @@ class _Group:
                     progressed = progressed or state.next_step != before
             active = waiting
             if active and not progressed:
-                _wait_for_a_message(active, states, boxes, cond, abort, timeout)
+                _wait_for_a_message(active, states, transports, cond, abort, timeout)
         return results
 
 
 def _wait_for_a_message(
     waiting: Sequence[DeviceRunner],
     states: dict[int, DeviceRun],
-    boxes: Sequence[_Mailbox],
+    transports: dict[int, _ThreadTransport],
     cond: threading.Condition,
     abort: threading.Event,
     timeout: float,
@@ -145,8 +277,8 @@ def _wait_for_a_message(
             for runner in waiting:
                 state = states[runner.device]
                 step = runner.schedule.steps[state.next_step]
-                assert isinstance(step, Recv)
-                if boxes[runner.device].queues.get((step.source, step.channel)):
+                assert isinstance(step, Recv | Collective)
+                if transports[runner.device].ready(step):
                     return
                 if state.waiting_since is None:
                     state.waiting_since = now
@@ -155,7 +287,9 @@ def _wait_for_a_message(
                         runner.device,
                         state.next_step,
                         step.describe(),
-                        f"no message from device {step.source} on channel {step.channel} "
+                        f"the other devices did not reach it after {timeout:g} s"
+                        if isinstance(step, Collective)
+                        else f"no message from device {step.source} on channel {step.channel} "
                         f"after {timeout:g} s",
                     )
                 end = state.waiting_since + timeout
@@ -264,6 +398,7 @@ class ThreadsBackend:
         abort = threading.Event()
         conds = [threading.Condition() for _ in self.groups]
         boxes = [_Mailbox(conds[self._group_of[r.device]]) for r in self.runners]
+        collectives = _Collectives(len(self.runners), conds)
         done: queue.SimpleQueue[tuple[int, object]] = queue.SimpleQueue()
 
         def stop_everyone() -> None:
@@ -275,7 +410,7 @@ class ThreadsBackend:
         def run_group(g: int) -> None:
             try:
                 outcome: object = self.groups[g].run(
-                    placed, boxes, conds[g], abort, self.recv_timeout
+                    placed, boxes, conds[g], abort, self.recv_timeout, collectives
                 )
             except BaseException as e:  # noqa: BLE001 - reported to the caller
                 outcome = e

@@ -26,12 +26,17 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import FunctionType, MemRefType, ModuleOp
 from xdsl.traits import SymbolTable
 
+from xdsl_multi.dialects.devidx import SPMD_ATTR
+from xdsl_multi.dialects.multi import program_devices
 from xdsl_multi.runtime.interpreter.device_runs import (
     argument_names,
+    assemble,
+    check_count,
     device_modules,
+    local_parts,
     logical_signature,
     make_tables,
     run_device_modules,
@@ -40,11 +45,13 @@ from xdsl_multi.runtime.interpreter.machine import (
     InterpStats,
     Machine,
     OpTables,
+    Run,
     no_requests,
     shared_kernel,
 )
 from xdsl_multi.runtime.interpreter.ops_memref import MEMREF_HANDLERS
-from xdsl_multi.runtime.placement import prepare_inputs
+from xdsl_multi.runtime.interpreter.schedulers import run_lockstep
+from xdsl_multi.runtime.placement import check_devices_known, prepare_inputs
 from xdsl_multi.runtime.values import Buffer, InterpreterError, Value, dtype_of
 
 
@@ -101,10 +108,37 @@ def run_kernel_module(
     """Run a kernel-level module on logical inputs; return its logical outputs."""
     sig = logical_signature(module, entry)
     arrays = prepare_inputs(sig, inputs, argument_names(module, entry))
+    if SPMD_ATTR in module.attributes:
+        return _run_spmd(module, entry, sig, arrays, num_devices, stats)
     return run_device_modules(
         module, device_modules(module) or {0: module}, entry, sig, arrays, num_devices, stats,
         kernel_tables(), _main, lambda f, sig, parts, d: _arguments(f, parts), _output,
     )
+
+
+def _run_spmd(
+    module: ModuleOp,
+    entry: str,
+    sig: FunctionType,
+    arrays: list[np.ndarray],
+    num_devices: int | None,
+    stats: InterpStats | None,
+) -> list[np.ndarray]:
+    """An SPMD module (`devidx.spmd`): its one host schedule on every device of
+    `multi.devices`, in lockstep (fetches and allreduces meet as at the SPMD level)."""
+    devices = program_devices(module)
+    n = len(devices)
+    check_count(n, num_devices)
+    check_devices_known(sig, devices)
+    f = _main(module, entry)
+    runs: list[Run] = []
+    for d in range(n):
+        parts = local_parts(f, sig, arrays, d, devices)
+        machine = Machine(kernel_tables(), module, "device", d, devices, stats)
+        runs.append(machine.call(f, _arguments(f, parts)))
+    with np.errstate(all="ignore"):
+        per_device = run_lockstep(runs, stats)
+    return assemble(sig, per_device, devices, _output)
 
 
 class ReferenceKernels:
@@ -113,10 +147,11 @@ class ReferenceKernels:
 
     def __init__(self, module: ModuleOp) -> None:
         self._mods = device_modules(module) or {0: module}
+        self._spmd = module if SPMD_ATTR in module.attributes else None
         self._tables = kernel_tables()
 
     def kernel(self, device: int, name: str):  # -> kernels.Kernel
-        mod = self._mods[device]
+        mod = self._spmd or self._mods[device]
         f = SymbolTable.lookup_symbol(mod, name)
         if isinstance(f, func.FuncOp):  # SPMD mode: a declaration of device K's kernel
             f = shared_kernel(f) or f

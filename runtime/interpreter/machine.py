@@ -67,7 +67,16 @@ class RecvRequest:
     channel: int
 
 
-Request = FetchRequest | SendRequest | RecvRequest
+@dataclass(frozen=True)
+class CollectiveRequest:
+    """`devidx.allreduce`: this device offers its stored instance `value`; every device gets
+    the reduction of all of them (schedulers.py `run_lockstep`)."""
+
+    op: Operation
+    value: Lanes
+
+
+Request = FetchRequest | SendRequest | RecvRequest | CollectiveRequest
 Run = Generator[Request, Any, list[Value]]
 """A running function or region: yields requests, returns its results."""
 

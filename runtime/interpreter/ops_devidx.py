@@ -14,6 +14,7 @@ from xdsl.ir import Operation
 
 from xdsl_multi.dialects import devidx
 from xdsl_multi.runtime.interpreter.machine import (
+    CollectiveRequest,
     ControlHandler,
     Env,
     FetchRequest,
@@ -74,9 +75,22 @@ def index(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
 
 
 def fetch(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
-    """Offer this device's stored instance; receive device `src`'s."""
-    value = yield FetchRequest(op, store(_lanes(op, args[0])), _index(op, args[1]))
-    return [value]
+    """Offer this device's stored instance; receive device `src`'s (at the kernel level, in
+    an SPMD host schedule: a fresh buffer holding it)."""
+    value = yield FetchRequest(op, _message(op, args[0]), _index(op, args[1]))
+    return [_delivered(op, value)]
+
+
+def allreduce(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
+    """Offer this device's stored instance; receive the reduction of every device's."""
+    value = yield CollectiveRequest(op, _message(op, args[0]))
+    return [_delivered(op, value)]
+
+
+def _delivered(op: Operation, value: Lanes) -> Value:
+    if isinstance(op.results[0].type, MemRefType):
+        return Buffer(np.array(value.data), "recv")
+    return value
 
 
 def _message(op: Operation, v: Value) -> Lanes:
@@ -110,6 +124,7 @@ DEVIDX_HANDLERS: dict[type[Operation], Handler] = {
 
 DEVIDX_CONTROL: dict[type[Operation], ControlHandler] = {
     devidx.FetchOp: fetch,
+    devidx.AllreduceOp: allreduce,
     devidx.SendOp: send,
     devidx.RecvOp: recv,
 }

@@ -3,8 +3,9 @@ message passing. Each instance is a `Run` generator (machine.py) that yields whe
 another device.
 
 - `run_lockstep`: one SPMD program on N devices. Every instance runs to its next
-  `devidx.fetch`; when all are there (the same op), instance d receives instance src_d's
-  stored value.
+  `devidx.fetch` or `devidx.allreduce`; when all are there (the same op), instance d
+  receives instance src_d's stored value (fetch), or the reduction of every instance's stored
+  value in device order (allreduce).
 - `run_message_passing`: one program per device. `devidx.send` delivers into a mailbox keyed
   by (source, destination, channel) and continues; `devidx.recv` waits until a message is
   there. When every unfinished device waits on a receive that nobody will satisfy, the run
@@ -17,9 +18,14 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.dialects.builtin import MemRefType, TensorType
+from xdsl.ir import Operation
 
+from xdsl_multi.dialects import devidx
+from xdsl_multi.dialects.multi import ReduceKind
 from xdsl_multi.runtime.interpreter.machine import (
+    CollectiveRequest,
     FetchRequest,
     InterpStats,
     RecvRequest,
@@ -75,7 +81,7 @@ def run_lockstep(runs: Sequence[Run], stats: InterpStats | None) -> list[list[Va
             )
         for d in waiting:
             req = inst[d].request
-            if not isinstance(req, FetchRequest):
+            if not isinstance(req, FetchRequest | CollectiveRequest):
                 assert req is not None
                 raise op_error(
                     req.op, "send/recv only run at the device level (one module per device)"
@@ -86,6 +92,12 @@ def run_lockstep(runs: Sequence[Run], stats: InterpStats | None) -> list[list[Va
                     f"device {waiting[0]} is at this fetch but device {d} is at "
                     f"{op_label(req.op)}: the devices took different paths",
                 )
+        if isinstance(first, CollectiveRequest):
+            collective: list[CollectiveRequest] = [i.request for i in inst]  # type: ignore[misc]
+            total = reduce_in_order(first.op, [r.value for r in collective], stats)
+            for i in inst:
+                i.resume(total)
+            continue
         requests: list[FetchRequest] = [i.request for i in inst]  # type: ignore[misc]
         answers = []
         for d, req in enumerate(requests):
@@ -99,6 +111,36 @@ def run_lockstep(runs: Sequence[Run], stats: InterpStats | None) -> list[list[Va
             answers.append(value)
         for i, value in zip(inst, answers, strict=True):
             i.resume(value)
+
+
+def combine_arrays(kind: ReduceKind, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a <kind> b elementwise, as the SPMD form's combine ops (spmd_builder.combine_op): or/and/or
+    on i1, addf/mulf/maximumf on floats (NaN propagates), wrapping integer add/mul, signed max."""
+    if a.dtype == np.bool_:
+        return (np.logical_and if kind == ReduceKind.MUL else np.logical_or)(a, b)
+    with np.errstate(all="ignore"):
+        if kind == ReduceKind.ADD:
+            return np.add(a, b)
+        if kind == ReduceKind.MUL:
+            return np.multiply(a, b)
+        return np.maximum(a, b)
+
+
+def reduce_in_order(
+    op: Operation, values: Sequence[Lanes], stats: InterpStats | None
+) -> Lanes:
+    """`devidx.allreduce`: ((v0 <kind> v1) <kind> v2) ... of the stored instances."""
+    assert isinstance(op, devidx.AllreduceOp)
+    total = values[0].data
+    for v in values[1:]:
+        total = combine_arrays(op.reduce_kind, total, v.data)
+    if stats is not None:
+        n = len(values)
+        for src in range(n):
+            for dest in range(n):
+                if src != dest:
+                    stats.record_message(src, dest, values[src].data.size)
+    return Lanes(np.asarray(total, values[0].data.dtype))
 
 
 def _check_message(req: RecvRequest, d: int, value: Lanes) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from xdsl.dialects import arith, func, math, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, NoneAttr, i64
+from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, NoneAttr
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
 
@@ -91,7 +91,23 @@ HOST_OPS = (
     memref.DeallocOp,
     memref.CopyOp,
     func.ReturnOp,
-    arith.ConstantOp,  # SPMD mode: the device number the kernels take
+    arith.ConstantOp,
+)
+SPMD_HOST_OPS = (
+    *HOST_OPS,
+    devidx.DeviceNumOp,  # SPMD mode: d, the fetch sources computed from it, the collectives
+    devidx.FetchOp,
+    devidx.AllreduceOp,
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MuliOp,
+    arith.RemSIOp,
+    arith.DivUIOp,
+    arith.RemUIOp,
+    arith.MinSIOp,
+    arith.MaxSIOp,
+    arith.CmpiOp,
+    arith.SelectOp,
 )
 
 
@@ -112,11 +128,12 @@ def check_contract(module: ModuleOp) -> None:
             ok = isinstance(op, KERNEL_OPS) or op.dialect_name() in ("arith", "math")
             ok = ok or isinstance(op, func.ReturnOp) and not op.operands
             assert ok, f"@{k.sym_name.data} uses {op.name}"
+    host_ops = SPMD_HOST_OPS if "devidx.spmd" in module.attributes else HOST_OPS
     for main in device_mains(module):
         block = main.body.block
         ops = list(block.ops)
         for op in ops:
-            assert isinstance(op, HOST_OPS), f"the host schedule uses {op.name}"
+            assert isinstance(op, host_ops), f"the host schedule uses {op.name}"
         returned = set(ops[-1].operands)
         freed: dict[object, int] = {}
         for pos, op in enumerate(ops):
@@ -127,7 +144,7 @@ def check_contract(module: ModuleOp) -> None:
                 assert v not in block.args and v not in returned, "frees an argument or result"
                 freed[v] = pos
         for pos, op in enumerate(ops):
-            if isinstance(op, memref.AllocOp | devidx.RecvOp):
+            if isinstance(op, memref.AllocOp | devidx.RecvOp | devidx.FetchOp | devidx.AllreduceOp):
                 v = op.results[0]
                 assert v in freed or v in returned, f"{op.name} never freed"
                 if v in freed:  # only other deallocs between its last use and its dealloc
@@ -184,16 +201,16 @@ SPMD = "multi-to-devidx,devidx-simplify,form-kernels{spmd=true}"
 
 
 def same_kernels_on_every_device(module: ModuleOp) -> None:
-    """SPMD mode: device 0's module holds the kernels, once; every other device module only
-    declares those it calls (`multi.kernel_of = 0`), with the same signature."""
-    mods = [m for m in module.body.block.ops if isinstance(m, ModuleOp)]
-    bodies = {k.sym_name.data: k for k in kernels_of(mods[0])}
-    assert all(k.body.blocks for k in bodies.values())
-    for m in mods[1:]:
-        for k in kernels_of(m):
-            assert not k.body.blocks, "a device other than 0 holds a kernel body"
-            assert k.attributes["multi.kernel_of"] == IntegerAttr(0, i64)
-            assert k.function_type == bodies[k.sym_name.data].function_type
+    """SPMD mode: ONE module for every device: no device modules, the kernels once (with
+    bodies), one host schedule `@main` in which d is `devidx.device_num`, `devidx.spmd`."""
+    assert "devidx.spmd" in module.attributes
+    assert not [m for m in module.body.block.ops if isinstance(m, ModuleOp)]
+    kernels = kernels_of(module)
+    assert all(k.body.blocks for k in kernels)
+    assert len({k.sym_name.data for k in kernels}) == len(kernels)
+    assert len(device_mains(module)) == 1
+    main = device_mains(module)[0]
+    assert not any(isinstance(op, devidx.SendOp | devidx.RecvOp) for op in main.body.walk())
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
@@ -300,6 +317,10 @@ def test_spmd_rejects(text: str, message: str) -> None:
 
 
 def kernel_counts(module: ModuleOp) -> list[int]:
+    """Per device, the kernels it has (SPMD mode: every device the same, once)."""
+    if "devidx.spmd" in module.attributes:
+        devices = module.attributes["multi.devices"]
+        return [len(kernels_of(module))] * len(devices.data)  # type: ignore[attr-defined]
     return [
         len([op for op in m.walk() if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes])
         for m in module.body.block.ops

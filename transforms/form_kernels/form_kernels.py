@@ -49,14 +49,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     NoneAttr,
-    StringAttr,
     TensorType,
     UnitAttr,
     i64,
@@ -68,16 +68,16 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx
-from xdsl_multi.dialects.devidx import DEVICE_ATTR
+from xdsl_multi.dialects.devidx import DEVICE_ATTR, SPMD_ATTR
 from xdsl_multi.dialects.multi import (
-    KERNEL_OF_ATTR,
+    KERNEL_DEVICE_ATTR,
     SIGNATURE_ATTR,
     listed_devices,
     placement_of,
 )
 from xdsl_multi.transforms.form_kernels.device_scalars import DeviceScalars
 from xdsl_multi.transforms.form_kernels.kernel_analysis import Fusion, TilePolicy, analyze
-from xdsl_multi.transforms.form_kernels.kernel_codegen import KERNEL_ATTR, build_kernel, memref_type
+from xdsl_multi.transforms.form_kernels.kernel_codegen import build_kernel, memref_type
 from xdsl_multi.transforms.form_kernels.tensor_elements import Splats
 
 RECURSION_LIMIT = 100_000
@@ -101,13 +101,10 @@ def deep_recursion(limit: int = RECURSION_LIMIT) -> Iterator[None]:
 
 
 @dataclass(frozen=True)
-class SpmdDevice:
-    """SPMD mode: the host schedule being written is device `device`'s; `sources[f]` is the
-    source device of fetch `f` on every device, `channels[f]` its channel."""
+class SpmdSchedule:
+    """SPMD mode: the one host schedule of every device; `takes_device` are the kernels that
+    get the device number (`devidx.device_num` of the schedule) as their last argument."""
 
-    device: int
-    sources: dict[devidx.FetchOp, list[int]]
-    channels: dict[devidx.FetchOp, int]
     takes_device: set[str]
 
 
@@ -115,12 +112,13 @@ def build_schedule(
     main: func.FuncOp,
     fusion: Fusion,
     kernels: dict[SSAValue, str],
-    spmd: SpmdDevice | None = None,
+    spmd: SpmdSchedule | None = None,
     unheld: frozenset[int] = frozenset(),
 ) -> func.FuncOp:
     """@main over memrefs: allocate, call kernels, send, receive, free, return. In SPMD mode
-    (`spmd`), for one device of the kernels built once: the kernels that need the device
-    number get it as a constant, each fetch is this device's sends and receive. Results at
+    (`spmd`), the one schedule of every device: `%d = devidx.device_num` is passed to the
+    kernels that need it, each fetch and allreduce stays one op on memrefs whose peers the
+    runtime computes from d (with the index arithmetic they need). Results at
     the positions in `unheld` are not this device's (`unheld_results`): they are returned
     as buffers nothing writes, and what only they need is not computed."""
     old = main.body.block
@@ -131,11 +129,14 @@ def build_schedule(
         new_arg.name_hint = old_arg.name_hint
     buffer: dict[SSAValue, SSAValue] = dict(zip(old.args, block.args, strict=True))
     device_num: SSAValue | None = None
-    if spmd is not None and spmd.takes_device:
-        const = arith.ConstantOp(IntegerAttr(spmd.device, IndexType()))
-        const.result.name_hint = "d"
-        block.add_op(const)
-        device_num = const.result
+    if spmd is not None:
+        num = devidx.DeviceNumOp()
+        num.result.name_hint = "d"
+        block.add_op(num)
+        device_num = num.result
+        for old_num in old.ops:
+            if isinstance(old_num, devidx.DeviceNumOp):
+                buffer[old_num.result] = device_num
     for op in old.ops:
         for r in op.results:
             plan = fusion.plan_of(r)
@@ -167,7 +168,19 @@ def build_schedule(
                     "form-kernels: devidx.fetch at the device level (run specialize-devices "
                     "first, or form-kernels{spmd=true})"
                 )
-            _fetch(block, buffer, op, spmd)
+            src = _host_scalar(block, buffer, op.src)
+            fetch = devidx.FetchOp(buffer[op.value], src)
+            block.add_op(fetch)
+            buffer[op.result] = fetch.result
+        elif isinstance(op, devidx.AllreduceOp):
+            if spmd is None:
+                raise PassFailedException(
+                    "form-kernels: devidx.allreduce at the device level (form-kernels{spmd=true} "
+                    "takes it; specialize-devices needs multi-to-devidx{collectives=fetches})"
+                )
+            reduced = devidx.AllreduceOp(op.kind.data, buffer[op.value], op.algorithm.data)
+            block.add_op(reduced)
+            buffer[op.result] = reduced.result
         elif isinstance(op, func.ReturnOp):
             held = [buffer[v] for k, v in enumerate(op.operands) if k not in unheld]
             results = iter(_results(block, held))
@@ -188,22 +201,25 @@ def build_schedule(
     return new
 
 
-def _fetch(
-    block: Block, buffer: dict[SSAValue, SSAValue], op: devidx.FetchOp, spmd: SpmdDevice
-) -> None:
-    """Device K's part of `devidx.fetch %x from %src`: send its %x to every other device that
-    fetches from K, then receive from its own source (or take its own %x)."""
-    me, sources, channel = spmd.device, spmd.sources[op], spmd.channels[op]
-    value = buffer[op.value]
-    for dest, src in enumerate(sources):
-        if src == me and dest != me:
-            block.add_op(devidx.SendOp(value, dest, channel))
-    if sources[me] == me:
-        buffer[op.result] = value
-    else:
-        recv = devidx.RecvOp(sources[me], channel, memref_type(op.result.type))
-        block.add_op(recv)
-        buffer[op.result] = recv.result
+def _host_scalar(block: Block, buffer: dict[SSAValue, SSAValue], value: SSAValue) -> SSAValue:
+    """The schedule's copy of a scalar of @main (a fetch source): the index arithmetic on
+    `devidx.device_num` that computes it, cloned once into the host schedule."""
+    if value in buffer:
+        return buffer[value]
+    op = value.owner
+    if not isinstance(op, Operation) or op.regions or any(
+        not isinstance(r.type, IndexType | IntegerType) for r in op.results
+    ):
+        raise PassFailedException(
+            f"form-kernels{{spmd=true}}: a fetch source must be index arithmetic on "
+            f"devidx.device_num, found {value.owner}"
+        )
+    operands = [_host_scalar(block, buffer, v) for v in op.operands]
+    clone = op.clone(value_mapper=dict(zip(op.operands, operands, strict=True)))
+    block.add_op(clone)
+    for old_r, new_r in zip(op.results, clone.results, strict=True):
+        buffer[old_r] = new_r
+    return buffer[value]
 
 
 def _drop_dead_kernels(block: Block) -> None:
@@ -269,7 +285,7 @@ def _free_after_last_use(block: Block) -> None:
     last_use: dict[SSAValue, Operation] = {}
     for op in ops:
         for r in op.results:
-            if isinstance(op, memref.AllocOp | devidx.RecvOp):
+            if isinstance(op, memref.AllocOp | devidx.RecvOp | devidx.FetchOp | devidx.AllreduceOp):
                 last_use[r] = op
         for v in op.operands:
             if v in last_use:
@@ -325,8 +341,10 @@ def form_module_kernels(module: ModuleOp, policy: TilePolicy, splats: Splats) ->
 
 
 def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None:
-    """SPMD mode: the kernels of the SPMD `@main`, built once with d symbolic, and one device
-    module per device holding them and that device's host schedule."""
+    """SPMD mode: the kernels of the SPMD `@main`, built once with d symbolic, and ONE host
+    schedule for every device in the top module (marked `devidx.spmd`), in which d is
+    `devidx.device_num`: nothing in the result depends on the number of devices but the
+    `multi.devices` list."""
     if any(isinstance(m, ModuleOp) for m in top.ops):
         raise PassFailedException(
             "form-kernels{spmd=true}: the module is already specialized per device (run it "
@@ -355,10 +373,8 @@ def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None
             built.append(kernel)
             kernels[plan.root] = name
         scalars = DeviceScalars(n)
-        sources: dict[devidx.FetchOp, list[int]] = {}
-        channels: dict[devidx.FetchOp, int] = {}
         for op in main.body.block.ops:  # (named `op`: diagnostics locate the error there)
-            if isinstance(op, devidx.FetchOp):
+            if isinstance(op, devidx.FetchOp):  # (a few scalars on each device: cheap)
                 table = [int(v) for v in scalars.table(op.src)]
                 bad = [(d, s) for d, s in enumerate(table) if not 0 <= s < n]
                 if bad:
@@ -367,76 +383,17 @@ def form_spmd_kernels(top: ModuleOp, policy: TilePolicy, splats: Splats) -> None
                         f"form-kernels: devidx.fetch on device {d} fetches from device {s}, "
                         f"outside [0, {n})"
                     )
-                sources[op], channels[op] = table, len(channels)
-        schedules = _spmd_schedules(top, main, fusion, kernels, sources, channels, takes_device)
-        called = [
-            {op.callee.string_value() for op in s.body.ops if isinstance(op, func.CallOp)}
-            for s in schedules
-        ]
-        built = [k for k in built if any(k.sym_name.data in c for c in called)]
-        modules = []
-        for d, schedule in enumerate(schedules):
-            # device 0 holds the kernels; the others declare those they call (kernel_of = 0)
-            body = built if d == 0 else [shared_declaration(k) for k in built]
-            body = [k for k in body if d == 0 or k.sym_name.data in called[d]]
-            module = ModuleOp([*body, schedule], sym_name=StringAttr(f"device_{d}"))
-            module.attributes[DEVICE_ATTR] = IntegerAttr(d, i64)
-            modules.append(module)
+        schedule = build_schedule(main, fusion, kernels, SpmdSchedule(takes_device))
+        called = {
+            op.callee.string_value() for op in schedule.body.ops if isinstance(op, func.CallOp)
+        }
+        built = [k for k in built if k.sym_name.data in called]
     Rewriter.erase_op(main)
-    for module in modules:
-        top.body.block.add_op(module)
-
-
-def _spmd_schedules(
-    top: ModuleOp,
-    main: func.FuncOp,
-    fusion: Fusion,
-    kernels: dict[SSAValue, str],
-    sources: dict[devidx.FetchOp, list[int]],
-    channels: dict[devidx.FetchOp, int],
-    takes_device: set[str],
-) -> list[func.FuncOp]:
-    """Every device's host schedule (SPMD mode), without the messages nobody reads: a device
-    whose received buffer of a fetch is used by nothing (the fetch only feeds results it does
-    not hold) takes its own instance instead (`sources[f][d] = d`, no message), which may
-    leave a sender's kernel dead in turn; repeated until no receive is dead."""
-    n = len(listed_devices(top) or ())
-    sources = {f: list(table) for f, table in sources.items()}
-    fetch_of = {c: f for f, c in channels.items()}
-    while True:
-        schedules = [
-            build_schedule(
-                main,
-                fusion,
-                kernels,
-                SpmdDevice(d, sources, channels, takes_device),
-                unheld_results(top, d),
-            )
-            for d in range(n)
-        ]
-        dead = [
-            (fetch_of[op.channel.value.data], d)
-            for d, schedule in enumerate(schedules)
-            for op in schedule.body.ops
-            if isinstance(op, devidx.RecvOp)
-            and all(isinstance(u.operation, memref.DeallocOp) for u in op.result.uses)
-        ]
-        if not dead:
-            return schedules
-        for f, d in dead:
-            sources[f][d] = d
-
-
-def shared_declaration(kernel: func.FuncOp, owner: int = 0) -> func.FuncOp:
-    """`func.func private @kernelK(...) attributes {multi.kernel, multi.kernel_of = 0}`: a
-    device's reference to the kernel that device `owner`'s module holds (SPMD mode builds each
-    kernel once for every device)."""
-    declaration = func.FuncOp(
-        kernel.sym_name.data, kernel.function_type, Region(), visibility="private"
-    )
-    declaration.attributes[KERNEL_ATTR] = UnitAttr()
-    declaration.attributes[KERNEL_OF_ATTR] = IntegerAttr(owner, i64)
-    return declaration
+    for kernel in built:  # (named device0_kernelN in LLVM, as the specialized mode's)
+        kernel.attributes[KERNEL_DEVICE_ATTR] = IntegerAttr(0, i64)
+        top.body.block.add_op(kernel)
+    top.body.block.add_op(schedule)
+    top.attributes[SPMD_ATTR] = UnitAttr()
 
 
 def _checked_main(module: ModuleOp) -> func.FuncOp:

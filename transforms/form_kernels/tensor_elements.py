@@ -445,10 +445,37 @@ class TensorEvaluator:
                 f"form-kernels: the index {value.name_hint or value} is not a constant at the "
                 "device level"
             )
-        table = [int(v) for v in self.device_scalars.table(value)]
         if self.device_value is not None:
-            return im.const(table[self.device_value])
+            return im.const(int(self.device_scalars.value(value, self.device_value)))
+        affine = self._affine_in_device(value)
+        if affine is not None:  # no table of N values: the kernel does not depend on N
+            return affine
+        table = [int(v) for v in self.device_scalars.table(value)]
         return im.table(im.var(self.g.device()), table)
+
+    def _affine_in_device(self, value: SSAValue) -> im.Ix | None:
+        """`value` as a*d + b read off its ops (d, constants, addi, subi, muli by a
+        constant), or None: then its table over the devices decides."""
+        c = int_constant(value)
+        if c is not None:
+            return im.const(c)
+        op = value.owner
+        if isinstance(op, devidx.DeviceNumOp):
+            return im.var(self.g.device())
+        if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+            return None
+        a, b = (self._affine_in_device(v) for v in op.operands)
+        if a is None or b is None:
+            return None
+        if isinstance(op, arith.AddiOp):
+            return im.add(a, b)
+        if isinstance(op, arith.SubiOp):
+            return im.sub(a, b)
+        if b.is_const:
+            return im.scale(a, b.const)
+        if a.is_const:
+            return im.scale(b, a.const)
+        return None
 
     @property
     def device_scalars(self) -> DeviceScalars:
@@ -610,7 +637,7 @@ def _free_of_invalid(value: SSAValue) -> bool:
     op = value.owner
     return not isinstance(op, Operation) or isinstance(
         op,
-        devidx.RecvOp | devidx.FetchOp | tg.ContiguousOp | tg.ReduceOp | arith.ConstantOp,
+        devidx.RecvOp | devidx.FetchOp | devidx.AllreduceOp | tg.ContiguousOp | tg.ReduceOp | arith.ConstantOp,
     )
 
 

@@ -7,6 +7,11 @@ With N devices and a buffer of `numel` elements (messages counted after speciali
   passing one chunk to the next device: 2N(N-1) messages of c elements.
 - all2all: device d fetches chunk d of every other buffer and reduces it, then fetches every
   reduced chunk from its owner: 2N(N-1) messages of c elements in two rounds.
+
+With `collectives=ops` (SPMD mode, docs/spmd-form.md "Collectives") an allreduce over every
+device is one `devidx.allreduce` op that names its schedule (the runtime moves the data), so
+the SPMD program does not grow with N; the fetch schedules above remain for the specialized
+mode and for allreduces over a subset of the devices.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 from xdsl.utils.str_enum import StrEnum
 
+from xdsl_multi.dialects import devidx
 from xdsl_multi.dialects.multi import ReduceKind
 from xdsl_multi.dialects.tg import pad_value_attr
 from xdsl_multi.transforms.multi_to_devidx.spmd_builder import Index, SpmdBuilder
@@ -40,6 +46,8 @@ class AllreduceStrategy:
 
     mode: AllreduceMode = AllreduceMode.AUTO
     ring_threshold: int = 256000
+    as_ops: bool = False
+    """`collectives=ops`: an allreduce over every device is one `devidx.allreduce`."""
 
     def choose(self, num_devices: int, numel: int, all_devices: bool) -> AllreduceMode:
         """The schedule for one allreduce (never AUTO). Ring and all2all need every device as
@@ -67,6 +75,8 @@ def lower_allreduce(
     everyone = list(range(b.num_devices))
     all_devices = sorted(sources) == everyone and sorted(destinations) == everyone
     schedule = strategy.choose(b.num_devices, math.prod(t.get_shape()), all_devices)
+    if strategy.as_ops and all_devices and b.num_devices > 1:
+        return b.value(devidx.AllreduceOp(kind, b.stored(x), str(schedule)))
     if schedule == AllreduceMode.NAIVE:
         total: SSAValue | None = None
         for src in sources:

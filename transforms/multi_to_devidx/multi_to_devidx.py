@@ -124,12 +124,19 @@ class MultiToDevidx(ModulePass):
     allreduce: str = "auto"
     """naive | ring | all2all | auto (ring when N > 2 and numel > ring-threshold)."""
     ring_threshold: int = 256000
+    collectives: str = "fetches"
+    """fetches (SPEC §5: every allreduce is fetches) | ops (SPMD mode: an allreduce over every
+    device is one `devidx.allreduce`, docs/spmd-form.md)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.allreduce not in tuple(AllreduceMode):
             raise PassFailedException(
                 f"multi-to-devidx: allreduce={self.allreduce} is not one of "
                 f"{', '.join(AllreduceMode)}"
+            )
+        if self.collectives not in ("fetches", "ops"):
+            raise PassFailedException(
+                f"multi-to-devidx: collectives={self.collectives} is not one of fetches, ops"
             )
         if self.ring_threshold < 0:
             raise PassFailedException(
@@ -148,7 +155,9 @@ class MultiToDevidx(ModulePass):
         if SIGNATURE_ATTR not in op.attributes and main is not None:
             op.attributes[SIGNATURE_ATTR] = main.function_type
         op.attributes[DEVICES_ATTR] = ArrayAttr(StringAttr(n) for n in devices)
-        strategy = AllreduceStrategy(AllreduceMode(self.allreduce), self.ring_threshold)
+        strategy = AllreduceStrategy(
+            AllreduceMode(self.allreduce), self.ring_threshold, self.collectives == "ops"
+        )
         rules = multi_to_devidx_rules()
         for f in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if f.is_declaration:
@@ -181,7 +190,8 @@ def _check_known(op: Operation, t: Attribute, devices: list[str]) -> None:
     enc = placement_of(t)
     if enc is None:
         return
-    unknown = [n for n in enc.device_names if n not in devices]
+    known = set(devices)
+    unknown = [n for n in enc.device_names if n not in known]
     if unknown:
         fail_at(op, f"devices {unknown} are not in the module's multi.devices {devices}")
 
