@@ -231,6 +231,21 @@ def opt_level(text: str) -> int:
     return 2 if len(_LOOP_HEADER.findall(text)) > CHAIN_OF_LOOPS else 3
 
 
+_PARAMETERS = re.compile(r"^define\b[^(\n]*\(([^)\n]*)\)")
+
+
+def parameter_types(definition: str) -> list[str] | None:
+    """The LLVM types of a kernel definition's parameters, read off its `define` line (`ptr
+    noalias %".1", i64 %".2"` -> ptr, i64), or None when one is not a type the runtime passes
+    (LLVM_CTYPES)."""
+    match = _PARAMETERS.match(definition)
+    if match is None:
+        return None
+    listed = match.group(1).strip()
+    types = [p.split()[0] for p in listed.split(",")] if listed else []
+    return types if all(t in LLVM_CTYPES for t in types) else None
+
+
 def write_atomically(path: Path, data: bytes) -> None:
     """Write `data` to `path` through a temporary file in the same folder and a rename, so that
     concurrent readers and writers never see a partial file; raises OSError."""
@@ -391,10 +406,16 @@ class KernelCache:
                 f'"{_PLACEHOLDER}"', f'"{symbol}"', 1
             )
             start = time.perf_counter()
-            module = self._parse(text)
-            module.name = key
-            arg_types = [str(a.type) for a in module.get_function(symbol).arguments]
             cached = self._read_disk(key)
+            arg_types = parameter_types(kernel.definition) if cached is not None else None
+            if arg_types is not None:
+                # MCJIT takes the object code from the cache and never looks at the IR: an
+                # empty module named by the key stands for it (no LLVM parse on a warm call)
+                module = self._parse("")
+            else:
+                module = self._parse(text)
+                arg_types = [str(a.type) for a in module.get_function(symbol).arguments]
+            module.name = key
             self.stats.parse_s += time.perf_counter() - start
             if cached is None:
                 start = time.perf_counter()

@@ -19,6 +19,7 @@ from xdsl_multi.lowering.jit import (
     KernelCache,
     default_cache_dir,
     opt_level,
+    parameter_types,
     split_kernels,
 )
 from xdsl_multi.lowering.llvm_target import translate_kernels
@@ -185,3 +186,25 @@ def test_a_chain_of_many_loops_is_optimized_at_o2_and_still_right(
         want = want * 2 + 1
     chain(x)
     np.testing.assert_allclose(x, want.astype(np.float32), rtol=1e-6)
+
+
+def test_parameter_types_are_read_off_the_define_line() -> None:
+    assert parameter_types('define void @"k"(ptr noalias %".1", i64 %".2", float %"3") {') == [
+        "ptr",
+        "i64",
+        "float",
+    ]
+    assert parameter_types('define void @"k"() nounwind\n{') == []
+    assert parameter_types('define void @"k"(<4 x float> %".1") {') is None
+
+
+def test_object_code_from_disk_needs_no_llvm_ir_and_runs_right(tmp_path: Path) -> None:
+    text = str(translate_kernels(lower(AXPY)))
+    KernelCache(tmp_path).compile_kernels(text)
+    warm = KernelCache(tmp_path)
+    axpy = warm.compile_kernels(text)["axpy"]
+    assert warm.stats.disk_hits == 1 and warm.stats.compiled == 0
+    assert [a.llvm_type for a in axpy.args] == ["ptr", "ptr", "i64"]
+    x, y = _x(), aligned(32, np.float32)
+    axpy(x, y, 32)
+    np.testing.assert_array_equal(y, 2 * x)
