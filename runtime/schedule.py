@@ -43,6 +43,7 @@ from typing import Literal
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     FloatAttr,
+    FunctionType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -52,7 +53,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from xdsl_multi.dialects.devidx import SPMD_ATTR
-from xdsl_multi.dialects.multi import listed_devices
+from xdsl_multi.dialects.multi import SIGNATURE_ATTR, listed_devices, placement_of
 from xdsl_multi.lowering.kernel_facts import written_arguments
 from xdsl_multi.runtime.buffers import (
     BufferType,
@@ -511,6 +512,24 @@ def num_devices(module: ModuleOp) -> int:
     return len(device_modules(module))
 
 
+def held_results(module: ModuleOp, n: int) -> list[frozenset[int]] | None:
+    """Per device, the positions of @main's results it holds: all, but for a result placed
+    (`multi.signature`) on devices of `multi.devices` other than it."""
+    sig = module.attributes.get(SIGNATURE_ATTR)
+    names = listed_devices(module) or ()
+    if not isinstance(sig, FunctionType) or len(names) != n:
+        return None  # (every device holds every result)
+    out = []
+    for d in range(n):
+        held = set()
+        for k, t in enumerate(sig.outputs.data):
+            enc = placement_of(t)
+            if enc is None or names[d] in enc.device_names:
+                held.add(k)
+        out.append(frozenset(held))
+    return out
+
+
 def read_spmd_schedule(module: ModuleOp, entry: str = "main") -> SpmdSchedule:
     """The one host schedule of an SPMD module (its top-level `@entry`), read once."""
     f = SymbolTable.lookup_symbol(module, entry)
@@ -551,10 +570,49 @@ def _renamed(step: Step, rename: Mapping[int, int]) -> Step:
     return step
 
 
-def instantiate(spmd: SpmdSchedule, n: int) -> list[DeviceSchedule]:
+def _liveness(
+    base: DeviceSchedule, values: Mapping[int, int | float], held: frozenset[int],
+    sends: set[int],
+) -> tuple[set[int], dict[int, bool]]:
+    """On one device: the steps (by index) of the SPMD schedule that compute nothing it
+    returns, sends (`sends`: the fetch channels others fetch from it) or reduces, and for each
+    fetch whether the device reads what it fetches."""
+    live = {r for k, r in enumerate(base.results) if k in held}
+    dead: set[int] = set()
+    needed: dict[int, bool] = {}
+    for i in range(len(base.steps) - 1, -1, -1):
+        s = base.steps[i]
+        if isinstance(s, Call):
+            buffers = [a for a in s.args if a not in values]
+            if buffers and buffers[-1] not in live:  # (its output: the last buffer argument)
+                dead.add(i)
+                continue
+            live.update(s.args)
+        elif isinstance(s, Fetch):
+            needed[s.channel] = s.out in live
+            if needed[s.channel] or s.channel in sends:
+                live.add(s.reg)
+        elif isinstance(s, Collective):
+            live.add(s.reg)
+        elif isinstance(s, Copy) and s.dst in live:
+            live.add(s.src)
+    for i, s in enumerate(base.steps):
+        if isinstance(s, Alloc) and s.reg not in live and s.reg not in base.results:
+            dead.add(i)
+    return dead, needed
+
+
+def instantiate(
+    spmd: SpmdSchedule, n: int, held: Sequence[frozenset[int]] | None = None
+) -> list[DeviceSchedule]:
     """Every device's schedule from the one SPMD schedule: index registers evaluated with its
     d, each fetch its sends (to the devices whose source it is) and its receive (or, from
-    itself, the value). Each fetch's source table is computed once for all devices."""
+    itself, the value). Each fetch's source table is computed once for all devices.
+    `held[d]`: the result positions device d holds (default all); what only the others'
+    results need is not computed there, and a fetch whose value a device does not read is
+    no message (repeated until no message is unread, as the specialized mode does)."""
+    everything = frozenset(range(len(spmd.schedule.results)))
+    held = held if held is not None else [everything] * n
     values = [spmd.scalar_values(d) for d in range(n)]
     fetch_steps = [s for s in spmd.schedule.steps if isinstance(s, Fetch)]
     sources = {f.channel: [int(values[e][f.src]) for e in range(n)] for f in fetch_steps}
@@ -574,16 +632,37 @@ def instantiate(spmd: SpmdSchedule, n: int) -> list[DeviceSchedule]:
         fetchers[channel] = by_src
     out = []
     base = spmd.schedule
+    wants = {ch: [True] * n for ch in sources}
+    """wants[channel][e]: device e reads what it fetches on that channel."""
+
+    def sends_of(d: int) -> set[int]:
+        return {
+            ch for ch, by_src in fetchers.items() if any(wants[ch][e] for e in by_src.get(d, ()))
+        }
+
+    changed = True
+    while changed:
+        changed = False
+        for d in range(n):
+            _, needed = _liveness(base, values[d], held[d], sends_of(d))
+            for ch, reads in needed.items():
+                if not reads and wants[ch][d]:
+                    wants[ch][d] = False
+                    changed = True
     for d in range(n):
+        dead, _ = _liveness(base, values[d], held[d], sends_of(d))
         rename: dict[int, int] = {}
         steps: list[Step] = []
-        for step in base.steps:
+        for i, step in enumerate(base.steps):
+            if i in dead:
+                continue
             step = _renamed(step, rename)
             if isinstance(step, Fetch):
                 for dest in fetchers[step.channel].get(d, ()):
-                    steps.append(Send(step.reg, dest, step.channel, step.btype))
+                    if wants[step.channel][dest]:
+                        steps.append(Send(step.reg, dest, step.channel, step.btype))
                 src = sources[step.channel][d]
-                if src == d:
+                if src == d or not wants[step.channel][d]:
                     rename[step.out] = step.reg
                 else:
                     steps.append(Recv(step.out, src, step.channel, step.btype))
@@ -836,7 +915,9 @@ def compile_schedules(
     with copy decisions and memory plans for `backend`."""
     if is_spmd_module(module):
         spmd = read_spmd_schedule(module, entry)
-        return _checked(module, instantiate(spmd, num_devices(module)), backend, None)
+        n = num_devices(module)
+        schedules = instantiate(spmd, n, held_results(module, n))
+        return _checked(module, schedules, backend, None)
     mods = device_modules_of(module)
     if not mods:
         raise ScheduleError(

@@ -35,6 +35,7 @@ from xdsl_multi.levels import Level
 from xdsl_multi.passes import get_all_passes
 from xdsl_multi.pipeline import pipeline_specs
 from xdsl_multi.runtime.program import Program
+from xdsl_multi.runtime.schedule import Call, Recv, Send, compile_schedules
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent / "programs"
@@ -185,6 +186,20 @@ def test_gather_non_holders_compute_and_receive_nothing(mode: str) -> None:
     runs no kernel for the result (SPMD mode: only the kernel that makes what it sends) and
     receives nothing; CPU:4 receives the four shares."""
     text = (HERE / "gather_to_fifth_device.mlir").read_text()
+    if mode == "spmd":  # one schedule for every device: what each device runs of it
+        spmd = Parser(make_context(), text).parse_module()
+        PassPipeline.parse_spec(get_all_passes(), ",".join((*SHARED, SPMD[0]))).apply(
+            make_context(), spmd
+        )
+        for k, sched in enumerate(compile_schedules(spmd, "threads")):
+            sends = sum(isinstance(s, Send) for s in sched.steps)
+            recvs = sum(isinstance(s, Recv) for s in sched.steps)
+            calls = sum(isinstance(s, Call) for s in sched.steps)
+            if k < 4:
+                assert (sends, recvs, calls) == (1, 0, 1), (k, sched.steps)
+            else:
+                assert (sends, recvs) == (0, 4), sched.steps
+        return
     devices = kernel_level(text, mode)
     assert len(devices) == 5
     for k, device in enumerate(devices):
