@@ -368,10 +368,8 @@ class ShadowPlugin:
             return False
         if not multi:
             return False
-        why = None
-        if no_data is not None:
-            why = no_data
-        elif realize_engine.capturing:
+        why = no_data
+        if realize_engine.capturing:  # first: inside a capture, no buffer has data yet
             why = "TinyJit capture (tinygrad runs the kernels later, as the captured graph)"
         if why is not None:
             record = self._new_record(t)
