@@ -22,6 +22,7 @@ from xdsl_multi.frontends.tinygrad.shadow import summarize
 from xdsl_multi.frontends.tinygrad.shadow_plugin import (
     GraphRecord,
     ShadowPlugin,
+    _movement,
     _Pending,
     compared_dtype,
     graph_facts,
@@ -142,12 +143,23 @@ def test_a_float_mismatch_that_a_one_ulp_nudge_reproduces_is_not_compared() -> N
     np.testing.assert_array_equal(nudged([np.ones(2, np.float32)])[0], 1 + 2**-23)
     ours, theirs = (np.full(4, 0.5, np.float32),), [np.full(4, 0.7, np.float32)]
     stable = pending()  # our result does not move: a real mismatch
-    ShadowPlugin._compare(stable, ours, theirs, lambda: ours)
+    ShadowPlugin._compare(stable, ours, theirs, {"nudged": lambda: ours, "interp": lambda: ours})
     assert stable.records[0].kind == "mismatch"
-    chaotic = pending()  # our result moves by 20% for one ulp: rounding decides it
-    ShadowPlugin._compare(chaotic, ours, theirs, lambda: (np.full(4, 0.6, np.float32),))
+
+    def moved() -> tuple[np.ndarray, ...]:
+        return (np.full(4, 0.6, np.float32),)
+
+    chaotic = pending()  # our result moves by 20% in the interpreter: rounding decides it
+    ShadowPlugin._compare(chaotic, ours, theirs, {"nudged": lambda: ours, "interp": moved})
     assert chaotic.records[0].kind == "not-compared"
     assert chaotic.records[0].reason.startswith("ill-conditioned")
     same = pending()
-    ShadowPlugin._compare(same, ours, [ours[0].copy()], lambda: (np.full(4, 0.6, np.float32),))
+    ShadowPlugin._compare(same, ours, [ours[0].copy()], {"interp": moved})
     assert same.records[0].kind == "matched"
+
+
+def test_a_shrink_view_reads_start_and_length() -> None:
+    from tinygrad import Tensor
+
+    u = Tensor(np.arange(6, dtype=np.int32)).shrink(((2, 4),)).uop  # tinygrad's arg: (2, 2)
+    np.testing.assert_array_equal(_movement(u, np.arange(6)), [2, 3])

@@ -58,3 +58,11 @@ def test_a_stack_of_shards_masks_its_rows_with_the_stacked_encoding() -> None:
     s = Tensor(UOp.stack(Tensor(a).shard(D2, 0).uop, Tensor(b).shard(D2, 0).uop))
     (got,) = run(s)
     np.testing.assert_array_equal(got, np.stack([a, b]))
+
+
+def test_a_weak_float_op_of_a_weak_int_constant_is_a_float_op() -> None:
+    # test_transformer (llama's precompute_freqs_cis): arange / dim has a weakfloat RECIPROCAL
+    # of the weakint constant 32, which found no int rule
+    ints = np.arange(8, dtype=np.int32)
+    (got,) = run(Tensor(ints).shard(D2, 0) / 32)
+    np.testing.assert_allclose(got, ints / np.float32(32))

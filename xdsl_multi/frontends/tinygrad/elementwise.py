@@ -208,11 +208,12 @@ COMPARISONS = frozenset({Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ})
 
 def operand_dtype(u: UOp) -> DType:
     """The dtype the value operands of ALU op `u` share. tinygrad converts operands to the
-    op's own dtype (an int's RECIPROCAL is a float op on the int cast to float), so a strong
-    result dtype is it; a comparison's (bool) is not: there it is the first strong operand's
-    (a weak constant takes it), else the default for the weak one."""
-    if u.op not in COMPARISONS and not tgdtypes.is_weak(u.dtype):
-        return u.dtype
+    op's own dtype (an int's RECIPROCAL is a float op on the int cast to float; a weakfloat
+    RECIPROCAL of a weakint constant is a float op), so the result dtype is it; a comparison's
+    (bool) is not: there it is the first strong operand's (a weak constant takes it), else the
+    default for the weak one."""
+    if u.op not in COMPARISONS:  # a weak result (all operands weak: 1.0 / 32) is its default
+        return tgdtypes.strong(u.dtype)
     values = u.src[1:] if u.op is Ops.WHERE else u.src
     strong = [s.dtype for s in values if not tgdtypes.is_weak(s.dtype)]
     return strong[0] if strong else tgdtypes.strong(values[0].dtype)
