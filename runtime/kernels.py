@@ -90,6 +90,11 @@ def llvm_kernel_names(module: ModuleOp) -> dict[tuple[int, str], str]:
     return names
 
 
+EVERY_DEVICE = -1
+"""The device of a `names` entry for a kernel that every device runs (SPMD mode's one module
+holds its kernels at the top, not in a device module)."""
+
+
 class JitKernels:
     """The kernels of an llvm-level module, compiled by lowering/jit.py (identical kernels
     once), called through ctypes: every device's, or only those of `devices` (an MPI rank
@@ -101,12 +106,12 @@ class JitKernels:
         from xdsl_multi.lowering import jit  # the JIT is only needed by compiled runs
 
         self._names = llvm_kernel_names(module)
-        self._top_names = {  # SPMD mode: one kernel for every device, in the top module
-            op.sym_name.data: attr.data
+        self._names.update(  # SPMD mode: one kernel for every device, in the top module
+            ((EVERY_DEVICE, op.sym_name.data), attr.data)
             for op in module.ops
             if isinstance(op, func.FuncOp)
             and isinstance(attr := op.attributes.get(LLVM_NAME_ATTR), StringAttr)
-        }
+        )
         if devices is not None:
             # keep the wanted devices' modules, and those holding kernels they call (SPMD
             # mode: device 0's module holds every device's kernels)
@@ -159,13 +164,14 @@ class JitKernels:
 
     @property
     def names(self) -> dict[tuple[int, str], str]:
-        """(device, kernel name) -> the `llvm.func` symbol that runs it."""
+        """(device, kernel name) -> the `llvm.func` symbol that runs it (device `EVERY_DEVICE`:
+        a kernel of SPMD mode's one module, run by every device)."""
         return dict(self._names)
 
     def kernel(self, device: int, name: str) -> Kernel:
         symbol = (
             self._names.get((device, name))
-            or self._top_names.get(name)
+            or self._names.get((EVERY_DEVICE, name))
             or f"device{device}_{name}"
         )
         compiled = self._compiled.get(symbol) or self._compiled.get(name)

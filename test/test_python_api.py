@@ -151,6 +151,20 @@ def _count_calls(monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...]) -> dic
     return calls
 
 
+@pytest.mark.parametrize("spmd", [False, True])
+def test_a_warm_compile_gives_the_cold_results_in_both_modes(
+    spmd: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cached plan carries every kernel name, SPMD mode's one-module kernels included
+    (their names sit at the top, not in a device module): found when the two landed together."""
+    monkeypatch.setenv("XDSL_MULTI_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("XDSL_MULTI_PIPELINE_CACHE", raising=False)
+    for cached in (False, True):
+        with xm.compile(program(), spmd=spmd) as prog:
+            assert prog.cached == cached
+            check(prog(X, B))
+
+
 def test_a_warm_compile_neither_parses_nor_verifies_nor_lowers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
