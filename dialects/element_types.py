@@ -9,6 +9,7 @@
 | `is_bf16(t)` | bf16 (stored as float32 everywhere) |
 | `bit_width(t)` | bits of an integer, index (`INDEX_BITS` = 64) or float type |
 | `trunc_div(a, b)`, `trunc_rem(a, b)` | `arith.divsi` / `remsi` on Python ints |
+| `INDEX_BINARY`, `INDEX_COMPARE` | the binary integer `arith` ops and `cmpi` predicates on Python ints (index arithmetic folded at compile time or run by a host schedule) |
 
 Integer division (docs/decisions.md, "Numerics where MLIR leaves a choice"): signed division
 truncates toward zero and the remainder has the dividend's sign; division and remainder by zero
@@ -19,6 +20,9 @@ not wrap: a caller wraps the result to the type's width (`INT_MIN / -1` wraps to
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
@@ -27,7 +31,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     TensorType,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
 INDEX_BITS = 64
 """The width of `index` (`i64` in lowered code)."""
@@ -82,3 +86,38 @@ def trunc_div(a: int, b: int) -> int:
 def trunc_rem(a: int, b: int) -> int:
     """`arith.remsi`: the remainder of `trunc_div`, with the sign of `a`; 0 when `b` is 0."""
     return 0 if b == 0 else a - trunc_div(a, b) * b
+
+
+INDEX_BINARY: dict[type[Operation], Callable[[int, int], int]] = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+    arith.DivSIOp: trunc_div,
+    arith.DivUIOp: lambda a, b: a // b,
+    arith.FloorDivSIOp: lambda a, b: a // b,
+    arith.CeilDivSIOp: lambda a, b: -((-a) // b),
+    arith.RemSIOp: trunc_rem,
+    arith.RemUIOp: lambda a, b: a % b,
+    arith.MinSIOp: min,
+    arith.MaxSIOp: max,
+    arith.MinUIOp: min,
+    arith.MaxUIOp: max,
+    arith.AndIOp: lambda a, b: a & b,
+    arith.OrIOp: lambda a, b: a | b,
+    arith.XOrIOp: lambda a, b: a ^ b,
+}
+"""The binary integer `arith` ops on Python ints (no wrapping: a caller wraps to the width)."""
+
+INDEX_COMPARE: dict[str, Callable[[int, int], bool]] = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "slt": lambda a, b: a < b,
+    "sle": lambda a, b: a <= b,
+    "sgt": lambda a, b: a > b,
+    "sge": lambda a, b: a >= b,
+    "ult": lambda a, b: a < b,
+    "ule": lambda a, b: a <= b,
+    "ugt": lambda a, b: a > b,
+    "uge": lambda a, b: a >= b,
+}
+"""`arith.cmpi` predicates on Python ints (unsigned ones on values already non-negative)."""

@@ -35,7 +35,6 @@ memory (buffers.py).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -53,6 +52,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from xdsl_multi.dialects.devidx import SPMD_ATTR
+from xdsl_multi.dialects.element_types import INDEX_BINARY, INDEX_COMPARE
 from xdsl_multi.dialects.multi import SIGNATURE_ATTR, listed_devices, placement_of
 from xdsl_multi.lowering.kernel_facts import written_arguments
 from xdsl_multi.runtime.buffers import (
@@ -256,6 +256,10 @@ class Fetch:
     channel: int
 
 
+def _select(c: int, a: int, b: int) -> int:
+    return a if c else b
+
+
 @dataclass(frozen=True)
 class ScalarOp:
     """Index arithmetic of an SPMD host schedule: register `reg` = `fn(operand registers)`."""
@@ -265,34 +269,6 @@ class ScalarOp:
     operands: tuple[int, ...]
 
 
-_INDEX_OPS: dict[str, Callable[..., int]] = {
-    "arith.addi": lambda a, b: a + b,
-    "arith.subi": lambda a, b: a - b,
-    "arith.muli": lambda a, b: a * b,
-    "arith.remsi": lambda a, b: int(math.fmod(a, b)),
-    "arith.remui": lambda a, b: a % b,
-    "arith.divsi": lambda a, b: int(a / b),
-    "arith.divui": lambda a, b: a // b,
-    "arith.floordivsi": lambda a, b: a // b,
-    "arith.minsi": min,
-    "arith.maxsi": max,
-    "arith.andi": lambda a, b: a & b,
-    "arith.ori": lambda a, b: a | b,
-    "arith.xori": lambda a, b: a ^ b,
-    "arith.select": lambda c, a, b: a if c else b,
-}
-_CMPI: dict[str, Callable[[int, int], bool]] = {
-    "eq": lambda a, b: a == b,
-    "ne": lambda a, b: a != b,
-    "slt": lambda a, b: a < b,
-    "sle": lambda a, b: a <= b,
-    "sgt": lambda a, b: a > b,
-    "sge": lambda a, b: a >= b,
-    "ult": lambda a, b: a < b,
-    "ule": lambda a, b: a <= b,
-    "ugt": lambda a, b: a > b,
-    "uge": lambda a, b: a >= b,
-}
 
 
 @dataclass(frozen=True)
@@ -420,14 +396,16 @@ class _Reader:
                 )
             )
             self.collectives += 1
-        elif self.spmd and (op.name in _INDEX_OPS or isinstance(op, arith.CmpiOp)):
+        elif self.spmd and isinstance(op, (*INDEX_BINARY, arith.SelectOp, arith.CmpiOp)):
             operands = tuple(self.regs[v] for v in op.operands if v in self.regs)
             if len(operands) != len(op.operands):
                 raise self.fail(op, "uses a value that is not a scalar of the schedule")
             fn = (
-                _INDEX_OPS[op.name]
-                if not isinstance(op, arith.CmpiOp)
-                else _CMPI[arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]]
+                INDEX_COMPARE[arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]]
+                if isinstance(op, arith.CmpiOp)
+                else _select
+                if isinstance(op, arith.SelectOp)
+                else INDEX_BINARY[type(op)]
             )
             self.scalars.append(ScalarOp(self.new_reg(op.results[0]), fn, operands))
         elif isinstance(op, memref.DeallocOp):

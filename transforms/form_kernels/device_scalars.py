@@ -19,37 +19,17 @@ of the program, reported at the op.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects import devidx
-from xdsl_multi.dialects.element_types import trunc_div, trunc_rem
+from xdsl_multi.dialects.element_types import INDEX_BINARY, INDEX_COMPARE
 
 Scalar = int | bool
 
 
-_BINARY: dict[type[Operation], Callable[[int, int], int]] = {
-    arith.AddiOp: lambda a, b: a + b,
-    arith.SubiOp: lambda a, b: a - b,
-    arith.MuliOp: lambda a, b: a * b,
-    arith.DivSIOp: trunc_div,
-    arith.DivUIOp: lambda a, b: a // b,
-    arith.FloorDivSIOp: lambda a, b: a // b,
-    arith.CeilDivSIOp: lambda a, b: -((-a) // b),
-    arith.RemSIOp: trunc_rem,
-    arith.RemUIOp: lambda a, b: a % b,
-    arith.MinSIOp: min,
-    arith.MaxSIOp: max,
-    arith.MinUIOp: min,
-    arith.MaxUIOp: max,
-    arith.AndIOp: lambda a, b: a & b,
-    arith.OrIOp: lambda a, b: a | b,
-    arith.XOrIOp: lambda a, b: a ^ b,
-}
 _DIVISIONS = (
     arith.DivSIOp,
     arith.DivUIOp,
@@ -58,18 +38,6 @@ _DIVISIONS = (
     arith.RemSIOp,
     arith.RemUIOp,
 )
-_CMPI: dict[str, Callable[[int, int], bool]] = {
-    "eq": lambda a, b: a == b,
-    "ne": lambda a, b: a != b,
-    "slt": lambda a, b: a < b,
-    "sle": lambda a, b: a <= b,
-    "sgt": lambda a, b: a > b,
-    "sge": lambda a, b: a >= b,
-    "ult": lambda a, b: a < b,
-    "ule": lambda a, b: a <= b,
-    "ugt": lambda a, b: a > b,
-    "uge": lambda a, b: a >= b,
-}
 
 
 def is_device_scalar(value: SSAValue) -> bool:
@@ -115,8 +83,8 @@ class DeviceScalars:
         if isinstance(op, arith.CmpiOp):
             pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
             a, b = (int(self.value(o, d)) for o in op.operands)
-            return _CMPI[pred](a, b)
-        fold = _BINARY.get(type(op))
+            return INDEX_COMPARE[pred](a, b)
+        fold = INDEX_BINARY.get(type(op))
         if fold is not None:
             a, b = (int(self.value(o, d)) for o in op.operands)
             if b == 0 and isinstance(op, _DIVISIONS):
