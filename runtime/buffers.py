@@ -21,6 +21,7 @@ kernel call never share memory.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -64,7 +65,7 @@ class BufferType:
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        return math.prod(self.shape) * self.dtype.itemsize
 
     def __str__(self) -> str:
         return f"{self.dtype}{list(self.shape)}"

@@ -16,6 +16,7 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i64
 from xdsl.parser import Parser
 
+from xdsl_multi import compile_cache
 from xdsl_multi.compile_cache import (
     ENABLE_ENV,
     PipelineCache,
@@ -386,3 +387,19 @@ def test_the_key_covers_the_nested_pass_folders() -> None:
         assert (root / nested).is_file(), nested
         top, rest = nested.split("/", 1)
         assert f"xdsl_multi.{top}/{rest}" in names, nested
+
+
+def test_the_package_digest_changes_with_an_edit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The digest reads each file's size and modification time (not its bytes): an edit of
+    the same size still changes it, and an untouched package gives the same digest."""
+    source = tmp_path / "rule.py"
+    source.write_text("X = 1\n")
+    monkeypatch.setattr(compile_cache, "package_files", lambda: [("xdsl_multi/rule.py", source)])
+    before = compile_cache.package_digest()
+    assert compile_cache.package_digest() == before
+    stat = source.stat()
+    source.write_text("X = 2\n")
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert compile_cache.package_digest() != before
