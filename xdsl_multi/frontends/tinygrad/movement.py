@@ -29,6 +29,14 @@ REDUCE_KINDS = {Ops.ADD: "add", Ops.MUL: "mul", Ops.MAX: "max"}
 """tinygrad's REDUCE/ALLREDUCE op -> our reduction kind."""
 
 
+def reduce_kind(u: UOp, op: Ops) -> str:
+    """Our reduction for tinygrad's `op` in a REDUCE or ALLREDUCE; UnsupportedGraph otherwise."""
+    kind = REDUCE_KINDS.get(op)
+    if kind is None:
+        raise UnsupportedGraph(u.op.name, f"no reduction {op}")
+    return kind
+
+
 def _type(v: SSAValue) -> TensorType:
     assert isinstance(v.type, TensorType)
     return v.type
@@ -120,9 +128,7 @@ def _shrink_to_shard(
 def reduce(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
     """REDUCE (op, n): reduce the first n axes and drop them."""
     op, n = u.arg
-    kind = REDUCE_KINDS.get(op)
-    if kind is None:
-        raise UnsupportedGraph(u.op.name, f"no reduction {op}")
+    kind = reduce_kind(u, op)
     v = ctx.value(u.src[0], where)
     if n == 0:
         return v

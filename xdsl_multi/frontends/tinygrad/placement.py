@@ -22,7 +22,7 @@ from xdsl_multi.dialects import multi
 from xdsl_multi.dialects.multi import OnAttr, ShardAttr
 from xdsl_multi.frontends.tinygrad.context import ImportContext
 from xdsl_multi.frontends.tinygrad.errors import UnsupportedGraph
-from xdsl_multi.frontends.tinygrad.movement import REDUCE_KINDS
+from xdsl_multi.frontends.tinygrad.movement import reduce_kind
 
 HOST_DEVICES = ("NPY", "PYTHON")
 """tinygrad's devices for host data (`Tensor(numpy array)`, `Tensor([...])`): their buffers
@@ -76,9 +76,7 @@ def mstack(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
 
 def allreduce(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:
     op, device = u.arg
-    kind = REDUCE_KINDS.get(op)
-    if kind is None:
-        raise UnsupportedGraph(u.op.name, f"no reduction {op}")
+    kind = reduce_kind(u, op)
     v = ctx.value(u.src[0], where)
     devices = list(devices_of(device).device_names)
     enc = v.type.encoding if isinstance(v.type, TensorType) else None
