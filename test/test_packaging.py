@@ -21,6 +21,10 @@ from pathlib import Path
 
 import pytest
 
+# Under pytest-xdist (`-n auto --dist loadgroup`) the tests share one worker, so the venv (a
+# module-scoped fixture) is built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("packaging")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 MULTI_MODULE = """\
