@@ -49,7 +49,7 @@ from xdsl_multi.runtime.interpreter.interpreter import (
 from xdsl_multi.runtime.program import Program
 from xdsl_multi.runtime.schedule import ScheduleError
 from xdsl_multi.tools.multi_run_mpi import QuietExit, run_mpi
-from xdsl_multi.tools.result_check import first_mismatch
+from xdsl_multi.tools.result_check import first_mismatch, result_rtols
 from xdsl_multi.tools.run_io import (
     TOOL_NAME,
     check_device_count,
@@ -177,7 +177,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Outputs
 # ---------------------------------------------------------------------------------------------
@@ -207,7 +206,6 @@ def format_results(outputs: Sequence[np.ndarray], sig: FunctionType) -> str:
         lines.append(f"result{i}: {t}: shape {out.shape}, dtype {out.dtype}")
         lines.append(np.array2string(out, threshold=PRINT_THRESHOLD, max_line_width=100))
     return "\n".join(lines) + "\n"
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,9 +278,7 @@ class MultiRun:
     def compile(self, module: ModuleOp, progress: Progress, **options: object) -> Program:
         """Lower `module` (in place) and compile it for the threads backend."""
         source = self.source.text if self.source is not None else None  # module's text
-        ran = lower_timed(
-            module, self.timings, progress, spmd=self.args.spmd, source=source
-        )
+        ran = lower_timed(module, self.timings, progress, spmd=self.args.spmd, source=source)
         progress.stage("codegen")
         with self.timings("codegen"):
             try:
@@ -337,7 +333,9 @@ class MultiRun:
             else:
                 with self.timings("check (interp)"):
                     expected = run_interp(reference, inputs, args.devices, args.entry)
-                mismatch = first_mismatch(list(outputs), expected, backend)
+                mismatch = first_mismatch(
+                    list(outputs), expected, backend, result_rtols(reference, args.entry)
+                )
                 if mismatch is not None:
                     raise CompileError(f"check failed: {mismatch}")
                 sys.stdout.write(f"check: {backend} matches interp ({len(expected)} results)\n")
@@ -355,7 +353,6 @@ def run_interp(
         return run_module(module, inputs, num_devices=devices, entry=entry)
     except InterpreterError as e:
         raise CompileError(str(e)) from None
-
 
 
 def run_multi_run(argv: Sequence[str] | None = None) -> int:
@@ -380,7 +377,6 @@ def run_multi_run(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - a bug in the interpreter or this driver: exit 2
         _report(internal_error(f"internal error in {TOOL_NAME}", e), tool, show_traceback)
         return EXIT_INTERNAL
-
 
 
 def _report(error: CompileError, tool: MultiRun | None, show_traceback: bool) -> None:

@@ -16,8 +16,10 @@ import numpy as np
 import pytest
 from kernel_programs import exchange_program
 
+from xdsl_multi.dialects import make_context
+from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.tools import multi_run as multi_run_module
-from xdsl_multi.tools.result_check import first_mismatch
+from xdsl_multi.tools.result_check import first_mismatch, result_rtols
 
 
 def multi_run(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -199,6 +201,36 @@ def test_first_mismatch_names_result_index_and_values() -> None:
     assert first_mismatch([ints], [ints.astype(np.int64)], "mpi") == (
         "result0: mpi gives int32[2], interp int64[2]"
     )
+
+
+F32_THEN_F64 = """
+func.func @main(%x: tensor<4xf32>, %y: tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>, tensor<4xf32>) {
+  %e = math.exp %x : tensor<4xf32>
+  %c = tg.cast %e : tensor<4xf32> -> tensor<4xf64>
+  %f = math.exp %y : tensor<4xf64>
+  func.return %c, %f, %x : tensor<4xf64>, tensor<4xf64>, tensor<4xf32>
+}
+"""
+
+
+def test_a_result_computed_in_f32_is_judged_as_f32_even_when_cast_to_f64() -> None:
+    """Random program 9739 (soak, session 18): `math.exp` in f32, then `tg.cast` to f64. The
+    JIT's expf and numpy's exp differ by one f32 ulp there, which the f64 tolerance called a
+    mismatch: the digits past f32's are the f32 step's rounding, not the compiled path's."""
+    module = parse_mlir(make_context(), F32_THEN_F64)
+    assert result_rtols(module) == [1e-5, 1e-12, 0.0]  # the argument %x computes nothing
+    want = np.array([0.9992077946662903, 1.5, 2.0, 3.0])
+    one_f32_ulp = want.copy()
+    one_f32_ulp[0] = 0.9992077350616455  # what threads gave for random_program(9739)
+    x = np.ones(4, np.float32)
+    rtols = result_rtols(module)
+    assert first_mismatch([one_f32_ulp, want, x], [want, want, x], "threads", rtols) is None
+    assert first_mismatch([want, one_f32_ulp, x], [want, want, x], "threads", rtols) == (
+        "result1 differs at index (0,): threads 0.9992077350616455, interp 0.9992077946662903 "
+        "(1 of 4 elements differ)"
+    )
+    # Without the program's precisions the f32 step's rounding is a mismatch too.
+    assert first_mismatch([one_f32_ulp], [want], "threads") is not None
 
 
 def test_check_mismatch_exits_1_with_the_first_element(

@@ -14,7 +14,7 @@ from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.pipeline import lower_for_runtime
 from xdsl_multi.runtime.interpreter.interpreter import run_module
-from xdsl_multi.tools.result_check import first_mismatch
+from xdsl_multi.tools.result_check import first_mismatch, result_rtols
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
@@ -72,4 +72,5 @@ def compare_with_interp(
     text: str, inputs: Sequence[np.ndarray], got: Sequence[np.ndarray], backend: str
 ) -> str | None:
     """None if `got` matches the interpreter's outputs on the multi-level program."""
-    return first_mismatch(list(got), run_module(parse(text), inputs), backend)
+    module = parse(text)
+    return first_mismatch(list(got), run_module(module, inputs), backend, result_rtols(parse(text)))
