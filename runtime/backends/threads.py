@@ -24,8 +24,10 @@ copy and no message: every device hands its input array to the collective's rend
 (`_Rendezvous`); naive: each device then sums every input into its own output; ring and
 all2all: each device reduces one chunk of every input (views) into the same chunk of its
 output (reduce-scatter), then copies every other chunk from its owner's output (all-gather),
-so each device reads about two buffers instead of N. A device whose part cannot go on yet
-waits like a receive.
+so each device reads about two buffers instead of N. An all-gather (`devidx.allgather`):
+each device copies every peer's input array straight into its entry of its own output (views,
+no intermediate); a broadcast: each device copies the root's input into its output. A device
+whose part cannot go on yet waits like a receive.
 
 The first failure (an ExecutionError from any device) sets the run's abort event and wakes
 every thread; the others stop at their next step or receive, and the run raises that first
@@ -125,6 +127,15 @@ class _Rendezvous:
                 self._wake()
         if not self.ready(d):
             return False
+        if step.op == "allgather":  # every peer's block straight into my output
+            for j, x in enumerate(self.inputs):
+                np.copyto(out[step.positions[j]], x)  # type: ignore[arg-type]
+            self.phase[d] = 2
+            return True
+        if step.op == "broadcast":  # copy from the root's buffer
+            np.copyto(out, self.inputs[step.root])  # type: ignore[arg-type]
+            self.phase[d] = 2
+            return True
         ufunc = _ufunc(step.kind, out.dtype)
         inputs = [x.reshape(-1) for x in self.inputs]  # type: ignore[union-attr]
         flat = out.reshape(-1)
