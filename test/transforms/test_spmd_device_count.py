@@ -176,3 +176,27 @@ def test_uneven_allgather_on_64_devices_matches_numpy() -> None:
     for k in range(64):
         np.testing.assert_array_equal(g[k], x + x)
         np.testing.assert_array_equal(b[k], w)
+
+
+@pytest.mark.parametrize("allreduce", ["ring", "all2all"])
+def test_chunked_allreduce_on_threads_adds_in_device_order(allreduce: str) -> None:
+    """3 x 200003 f32 (chunks of 66668 elements: more than one cache block each, and uneven):
+    the threads backend gives ((x0 + x1) + x2) bit for bit, the order docs/spmd-form.md fixes
+    and the interpreter uses."""
+    n, numel = 3, 200003
+    t = f"tensor<{n}x{numel}xf32, #multi.shard<[{devices(n)}], axis = 0>>"
+    r = f"tensor<1x{numel}xf32, #multi.on<[{devices(n)}]>>"
+    text = f"""builtin.module {{
+  func.func @main(%x: {t}) -> {r} {{
+    %s = tg.reduce add %x [0] : {t} -> {r}
+    func.return %s : {r}
+  }}
+}}
+"""
+    x = np.random.default_rng(3).standard_normal((n, numel)).astype(np.float32) * 1e3
+    want = (x[0] + x[1]) + x[2]
+    module = lowered(text, {"multi-to-devidx": f"allreduce={allreduce} ring-threshold=0"})
+    with Program(module) as program:
+        (got,) = program([x])
+    for k in range(n):
+        np.testing.assert_array_equal(got[k, 0], want)
