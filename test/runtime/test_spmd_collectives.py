@@ -21,6 +21,7 @@ from xdsl_multi.levels import Level
 from xdsl_multi.pipeline import build_pipeline, lower_for_runtime, pipeline_specs
 from xdsl_multi.runtime.interpreter.interpreter import run_module
 from xdsl_multi.runtime.program import Program
+from xdsl_multi.runtime.schedule import ScheduleError, compile_schedules
 
 
 def _names(order: list[int]) -> str:
@@ -141,12 +142,25 @@ def test_broadcast_verifier_rejects_a_negative_root() -> None:
     assert "devidx.broadcast: root device -1 is negative" in msg
 
 
+def test_allgather_positions_must_be_a_permutation() -> None:
+    module = parse("""builtin.module attributes {multi.devices = ["CPU:0", "CPU:1"], devidx.spmd} {
+  func.func @main(%x: memref<2xf32>) -> memref<2x2xf32> {
+    %c0 = arith.constant 0 : index
+    %g = devidx.allgather %x at %c0 : memref<2xf32> -> memref<2x2xf32>
+    func.return %g : memref<2x2xf32>
+  }
+}""")
+    with pytest.raises(ScheduleError, match=r"positions \[0, 0\] are not a permutation"):
+        compile_schedules(module, "threads")
+
+
 @needs_mpi
-@pytest.mark.parametrize(("n", "order", "root"), [CASES[1]])
+@pytest.mark.parametrize(("n", "order", "root"), [CASES[1], (2, [0, 1], 0)])
 def test_mpi_gives_the_interpreters_results(
     tmp_path: Path, n: int, order: list[int], root: int
 ) -> None:
-    """Allgatherv (the shard's order is not the ranks'), Bcast of i1, under mpiexec."""
+    """Allgatherv (the shard's order is not the ranks'; one case in rank order: Allgather),
+    Bcast of i1, under mpiexec."""
     prog = tmp_path / "prog.mlir"
     prog.write_text(collective_program(n, order, root))
     r = mpirun(
