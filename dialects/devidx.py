@@ -9,6 +9,8 @@
 devidx.send %y to 1 channel 7 : tensor<4x4xf32>
 %rv = devidx.recv from 0 channel 7 : tensor<4x4xf32>
 %ar = devidx.allreduce add %x algorithm ring : tensor<4x4xf32>
+%ag = devidx.allgather %blk at %k : tensor<2x4xf32> -> tensor<3x2x4xf32>
+%bc = devidx.broadcast %x root 1 : tensor<4x4xf32>
 ```
 
 tinygrad's migration plan: `_device_num` is `device_num`, `Invalid` is `invalid`,
@@ -441,16 +443,160 @@ class AllreduceOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class AllgatherOp(IRDLOperation):
+    """Every device gets every device's stored `value` (Invalid lanes read 0) stacked along a
+    new leading axis of n entries: device d's value is entry `position` as d computes it (the
+    positions of the devices are a permutation of [0, n), n the number of devices).
+
+    ```mlir
+    %ag = devidx.allgather %blk at %k : tensor<2x4xf32> -> tensor<3x2x4xf32>
+    %gb = devidx.allgather %b at %k : memref<2x4xf32> -> memref<3x2x4xf32>  // a host schedule
+    ```
+    tinygrad: the all-gather of a COPY from a shard to every device, one op instead of N
+    fetches (docs/spmd-form.md, "Collectives").
+    """
+
+    name = "devidx.allgather"
+    value = operand_def(TensorOrMemRef())
+    position = operand_def(IndexType)
+    result = result_def(TensorOrMemRef())
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, value: SSAValue, position: SSAValue, result_type: Attribute):
+        super().__init__(operands=[value, position], result_types=[result_type])
+
+    @staticmethod
+    def stacked_type(t: Attribute, n: int) -> Attribute:
+        """The result type of gathering n values of type `t` (a tensor or a memref)."""
+        if isinstance(t, MemRefType):
+            return MemRefType(t.element_type, (n, *t.get_shape()))
+        assert isinstance(t, TensorType)
+        return TensorType(t.element_type, (n, *t.get_shape()))
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllgatherOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("at")
+        position = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        parser.parse_punctuation("->")
+        out = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(value, t), parser.resolve_operand(position, IndexType()), out
+        )
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" at ")
+        printer.print_operand(self.position)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        t, out = self.value.type, self.result.type
+        _expect_message(self.name, "value", t)
+        _expect_message(self.name, "result", out)
+        assert isinstance(t, TensorType | MemRefType) and isinstance(out, TensorType | MemRefType)
+        shape = out.get_shape()
+        if type(out) is not type(t) or not shape or shape[0] < 1:
+            raise VerifyException(
+                f"{self.name}: result must be a {'memref' if isinstance(t, MemRefType) else 'tensor'}"
+                f" with a leading axis of n >= 1 entries of {t}, found {out}"
+            )
+        want = self.stacked_type(t, shape[0])
+        if out != want:
+            raise VerifyException(f"{self.name}: result must be {want}, found {out}")
+
+
+@irdl_op_definition
+class BroadcastOp(IRDLOperation):
+    """Every device gets device `root`'s stored `value` (Invalid lanes read 0); the other
+    devices' `value` is not read.
+
+    ```mlir
+    %bc = devidx.broadcast %x root 1 : tensor<4x4xf32>
+    %bb = devidx.broadcast %b root 1 : memref<4x4xf32>   // an SPMD host schedule
+    ```
+    tinygrad: a COPY from one device to every device, one op instead of N - 1 fetches.
+    """
+
+    name = "devidx.broadcast"
+    value = operand_def(TensorOrMemRef())
+    root = prop_def(IntegerAttr[I64])
+    result = result_def(TensorOrMemRef())
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, value: SSAValue, root: int):
+        super().__init__(
+            operands=[value], result_types=[value.type], properties={"root": IntegerAttr(root, i64)}
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BroadcastOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("root")
+        root = parse_i64(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(value, t), root)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(f" root {self.root.value.data}")
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        _expect_message(self.name, "value", self.value.type)
+        if self.root.value.data < 0:
+            raise VerifyException(f"{self.name}: root device {self.root.value.data} is negative")
+        if self.result.type != self.value.type:
+            raise VerifyException(
+                f"{self.name}: result type {self.result.type} differs from {self.value.type}"
+            )
+
+
+COLLECTIVES = (AllreduceOp, AllgatherOp, BroadcastOp)
+"""The collective ops of an SPMD program: every device takes part, each gets a fresh value."""
+
 Devidx = Dialect(
     "devidx",
-    [DeviceNumOp, InvalidOp, StackOp, IndexOp, FetchOp, SendOp, RecvOp, AllreduceOp],
+    [
+        DeviceNumOp,
+        InvalidOp,
+        StackOp,
+        IndexOp,
+        FetchOp,
+        SendOp,
+        RecvOp,
+        AllreduceOp,
+        AllgatherOp,
+        BroadcastOp,
+    ],
     [],
 )
 
 __all__ = [
     "ALGORITHMS",
+    "COLLECTIVES",
     "SPMD_ATTR",
+    "AllgatherOp",
     "AllreduceOp",
+    "BroadcastOp",
     "DeviceNumOp",
     "Devidx",
     "FetchOp",

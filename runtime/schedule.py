@@ -143,8 +143,10 @@ class Copy:
 
 @dataclass(frozen=True)
 class Collective:
-    """`devidx.allreduce`: register `out` gets the `kind` reduction of every device's register
-    `reg`; `seq` numbers the collectives of the schedule (the same on every device)."""
+    """`devidx.allreduce`, `devidx.allgather` or `devidx.broadcast` (`op`): register `out`
+    (a buffer of `btype`) gets the `kind` reduction of every device's register `reg`, their
+    stack (device e's block at entry `positions[e]`) or device `root`'s; `seq` numbers the
+    collectives of the schedule (the same on every device)."""
 
     reg: int
     out: int
@@ -152,9 +154,19 @@ class Collective:
     algorithm: str
     btype: BufferType
     seq: int
+    op: Literal["allreduce", "allgather", "broadcast"] = "allreduce"
+    root: int = 0
+    position: int = -1
+    """allgather, before `instantiate`: the register that holds this device's position."""
+    positions: tuple[int, ...] = ()
+    """allgather, after `instantiate`: every device's position (a permutation of [0, N))."""
 
     def describe(self) -> str:
-        return f"allreduce {self.kind} ({self.algorithm})"
+        if self.op == "allreduce":
+            return f"allreduce {self.kind} ({self.algorithm})"
+        if self.op == "broadcast":
+            return f"broadcast from device {self.root}"
+        return "allgather"
 
 
 @dataclass(frozen=True)
@@ -330,6 +342,12 @@ class _Reader:
         except UnsupportedType as e:
             raise self.fail(op, str(e)) from None
 
+    def _position_reg(self, op: Operation) -> int:
+        reg = self.regs.get(op.operands[1])
+        if reg is None:
+            raise self.fail(op, "its position is not a scalar of the schedule")
+        return reg
+
     def argument(self, arg: SSAValue) -> ArgSpec:
         self.new_reg(arg)
         if isinstance(arg.type, MemRefType):
@@ -393,6 +411,25 @@ class _Reader:
                     _str_prop(op, "algorithm"),
                     self.btype(op, value.type),
                     self.collectives,
+                )
+            )
+            self.collectives += 1
+        elif op.name in ("devidx.allgather", "devidx.broadcast"):
+            gather = op.name == "devidx.allgather"
+            if gather and not self.spmd:
+                raise self.fail(op, "an all-gather needs an SPMD schedule (its positions)")
+            result = op.results[0]
+            self.steps.append(
+                Collective(
+                    self.reg(op, op.operands[0]),
+                    self.new_reg(result),
+                    "",
+                    "",
+                    self.btype(op, result.type),
+                    self.collectives,
+                    "allgather" if gather else "broadcast",
+                    0 if gather else _int_prop(op, "root"),
+                    self._position_reg(op) if gather else -1,
                 )
             )
             self.collectives += 1
@@ -610,6 +647,7 @@ def instantiate(
         fetchers[channel] = by_src
     out = []
     base = spmd.schedule
+    positions = _collective_positions(base, values, n)
     wants = {ch: [True] * n for ch in sources}
     """wants[channel][e]: device e reads what it fetches on that channel."""
 
@@ -635,6 +673,8 @@ def instantiate(
             if i in dead:
                 continue
             step = _renamed(step, rename)
+            if isinstance(step, Collective) and step.seq in positions:
+                step = replace(step, positions=positions[step.seq])
             if isinstance(step, Fetch):
                 for dest in fetchers[step.channel].get(d, ()):
                     if wants[step.channel][dest]:
@@ -658,6 +698,33 @@ def instantiate(
                 constants=values[d],
             )
         )
+    return out
+
+
+def _collective_positions(
+    base: DeviceSchedule, values: Sequence[Mapping[int, int | float]], n: int
+) -> dict[int, tuple[int, ...]]:
+    """Per all-gather (by `seq`), every device's position, checked to be a permutation of
+    [0, N) matching the result's N entries; a broadcast's root must be a device."""
+    out: dict[int, tuple[int, ...]] = {}
+    for s in base.steps:
+        if not isinstance(s, Collective):
+            continue
+        if s.op == "broadcast" and not 0 <= s.root < n:
+            raise ScheduleError(
+                f"devidx.broadcast (collective {s.seq}) broadcasts from device {s.root}, "
+                f"outside [0, {n})"
+            )
+        if s.op != "allgather":
+            continue
+        table = tuple(int(values[e][s.position]) for e in range(n))
+        if sorted(table) != list(range(n)) or s.btype.shape[:1] != (n,):
+            raise ScheduleError(
+                f"devidx.allgather (collective {s.seq}): the devices' positions {list(table)} "
+                f"are not a permutation of the leading axis of its result {s.btype} "
+                f"({n} devices)"
+            )
+        out[s.seq] = table
     return out
 
 

@@ -349,7 +349,7 @@ def invalid_arm(op: Operation) -> tuple[SSAValue, int] | None:
 
 _NEVER_INVALID = (
     arith.ConstantOp,
-    devidx.AllreduceOp,
+    *devidx.COLLECTIVES,
     devidx.FetchOp,
     devidx.RecvOp,
     tg.ContiguousOp,

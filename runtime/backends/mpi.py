@@ -131,7 +131,8 @@ class _MpiTransport:
 
     def collective(self, index: int, step: Collective, value: np.ndarray, out: np.ndarray) -> bool:
         """MPI_Allreduce of the buffers themselves (no copy); a dtype MPI cannot reduce
-        (float16) is gathered and reduced here, in device order."""
+        (float16) is gathered and reduced here, in device order. An all-gather is
+        MPI_Allgather(v), a broadcast MPI_Bcast, on the buffers as bytes."""
         from mpi4py import MPI
 
         p = self.p
@@ -147,7 +148,13 @@ class _MpiTransport:
             ),
         )
         try:
-            if value.dtype == np.bool_:
+            if step.op == "allgather":
+                self._allgather(step, value, out)
+            elif step.op == "broadcast":
+                if p.runner.device == step.root:
+                    np.copyto(out, value)
+                p.data_comm.Bcast(_bytes(out), root=step.root)
+            elif value.dtype == np.bool_:
                 op = MPI.LAND if step.kind == "mul" else MPI.LOR
                 p.data_comm.Allreduce([value, MPI.C_BOOL], [out, MPI.C_BOOL], op=op)
             elif value.dtype in _MPI_REDUCIBLE:
@@ -163,6 +170,22 @@ class _MpiTransport:
         finally:
             p.watchdog.disarm()
         return True
+
+    def _allgather(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:
+        """MPI_Allgather into `out` itself (any dtype, as bytes); MPI_Allgatherv with each
+        rank's block at its position when the positions are not the ranks' order."""
+        comm = self.p.data_comm
+        block = np.ascontiguousarray(value)
+        if step.positions == tuple(range(len(step.positions))):
+            comm.Allgather(_bytes(block), _bytes(out))
+            return
+        from mpi4py import MPI
+
+        size = block.nbytes
+        counts = [size] * len(step.positions)
+        displs = [k * size for k in step.positions]
+        recv = out.reshape(-1).view(np.uint8)
+        comm.Allgatherv(_bytes(block), [recv, counts, displs, MPI.BYTE])
 
     def send(self, index: int, step: Send, value: np.ndarray) -> None:
         self.requests.append(

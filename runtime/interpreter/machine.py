@@ -69,11 +69,13 @@ class RecvRequest:
 
 @dataclass(frozen=True)
 class CollectiveRequest:
-    """`devidx.allreduce`: this device offers its stored instance `value`; every device gets
-    the reduction of all of them (schedulers.py `run_lockstep`)."""
+    """`devidx.allreduce`, `devidx.allgather` or `devidx.broadcast`: this device offers its
+    stored instance `value` (and, for an all-gather, its `position` in the result); every
+    device gets the reduction, the stack or the root's value (schedulers.py `run_lockstep`)."""
 
     op: Operation
     value: Lanes
+    position: int = 0
 
 
 Request = FetchRequest | SendRequest | RecvRequest | CollectiveRequest

@@ -87,6 +87,18 @@ def allreduce(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
     return [_delivered(op, value)]
 
 
+def allgather(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
+    """Offer this device's stored instance at its position; receive every device's, stacked."""
+    value = yield CollectiveRequest(op, _message(op, args[0]), _index(op, args[1]))
+    return [_delivered(op, value)]
+
+
+def broadcast(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
+    """Offer this device's stored instance; receive the root's."""
+    value = yield CollectiveRequest(op, _message(op, args[0]))
+    return [_delivered(op, value)]
+
+
 def _delivered(op: Operation, value: Lanes) -> Value:
     if isinstance(op.results[0].type, MemRefType):
         return Buffer(np.array(value.data), "recv")
@@ -125,6 +137,8 @@ DEVIDX_HANDLERS: dict[type[Operation], Handler] = {
 DEVIDX_CONTROL: dict[type[Operation], ControlHandler] = {
     devidx.FetchOp: fetch,
     devidx.AllreduceOp: allreduce,
+    devidx.AllgatherOp: allgather,
+    devidx.BroadcastOp: broadcast,
     devidx.SendOp: send,
     devidx.RecvOp: recv,
 }

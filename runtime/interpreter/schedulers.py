@@ -94,7 +94,7 @@ def run_lockstep(runs: Sequence[Run], stats: InterpStats | None) -> list[list[Va
                 )
         if isinstance(first, CollectiveRequest):
             collective: list[CollectiveRequest] = [i.request for i in inst]  # type: ignore[misc]
-            total = reduce_in_order(first.op, [r.value for r in collective], stats)
+            total = _collective_result(first.op, collective, stats)
             for i in inst:
                 i.resume(total)
             continue
@@ -141,6 +141,43 @@ def reduce_in_order(
                 if src != dest:
                     stats.record_message(src, dest, values[src].data.size)
     return Lanes(np.asarray(total, values[0].data.dtype))
+
+
+def _collective_result(
+    op: Operation, requests: Sequence[CollectiveRequest], stats: InterpStats | None
+) -> Lanes:
+    """What every device gets from one collective op, every device's request in hand."""
+    values = [r.value for r in requests]
+    n = len(values)
+    if isinstance(op, devidx.AllreduceOp):
+        return reduce_in_order(op, values, stats)
+    if isinstance(op, devidx.BroadcastOp):
+        root = op.root.value.data
+        if not 0 <= root < n:
+            raise op_error(op, f"broadcasts from device {root}, outside [0, {n})")
+        if stats is not None:
+            for dest in range(n):
+                if dest != root:
+                    stats.record_message(root, dest, values[root].data.size)
+        return values[root]
+    assert isinstance(op, devidx.AllgatherOp)
+    t = op.result.type
+    assert isinstance(t, TensorType | MemRefType)
+    positions = [r.position for r in requests]
+    if t.get_shape()[0] != n or sorted(positions) != list(range(n)):
+        raise op_error(
+            op,
+            f"the devices' positions {positions} are not a permutation of the result's "
+            f"{t.get_shape()[0]} entries ({n} devices)",
+        )
+    stacked = np.empty((n, *values[0].data.shape), values[0].data.dtype)
+    for d, (k, v) in enumerate(zip(positions, values, strict=True)):
+        stacked[k] = v.data
+        if stats is not None:
+            for dest in range(n):
+                if dest != d:
+                    stats.record_message(d, dest, v.data.size)
+    return Lanes(stacked)
 
 
 def _check_message(req: RecvRequest, d: int, value: Lanes) -> None:

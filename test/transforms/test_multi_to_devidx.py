@@ -215,7 +215,8 @@ def fired_rules(text: str) -> list[str]:
     devices = module.attributes["multi.devices"]  # every tagged chunk lists its devices
     assert isinstance(devices, ArrayAttr)
     names = [a.data for a in devices.data if isinstance(a, StringAttr)]
-    lowering = FunctionLowering(names, AllreduceStrategy(), rules)
+    strategy = AllreduceStrategy(as_ops="collectives=ops" in text)  # (from its RUN line)
+    lowering = FunctionLowering(names, strategy, rules)
     (main,) = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.sym_name.data == "main"]
     try:
         lowering.lower_function(main)

@@ -2,8 +2,8 @@
 devidx-simplify, form-kernels{spmd=true} and convert-to-llvm make has the same ops whatever
 the number of devices N (only `multi.devices` lists them), its compile memory does not grow
 with N, and it runs correctly on the threads backend: BENCH S1 (x (16N, 256) sharded,
-z = maximum(x*2, x); z and z.sum(axis=0) on every device) and allreduces of every algorithm
-and reduction kind, compared with numpy."""
+z = maximum(x*2, x); z and z.sum(axis=0) on every device), allreduces of every algorithm
+and reduction kind, and an all-gather and a broadcast, compared with numpy."""
 
 from __future__ import annotations
 
@@ -133,3 +133,70 @@ def test_allreduce_collective_on_threads_matches_numpy(allreduce: str, kind: str
             assert got.dtype == want.dtype and got.shape == (n, *want.shape)
             for k in range(n):
                 np.testing.assert_allclose(got[k], want, rtol=1e-6, atol=1e-4)
+
+
+def gather_program(n: int, extra_rows: int = 0) -> str:
+    """x ((5n + extra_rows) x 6) sharded on axis 0 over every device, gathered to every device
+    and doubled; w on device 0 broadcast to every device."""
+    t = f"tensor<{5 * n + extra_rows}x6xf32, #multi.shard<[{devices(n)}], axis = 0>>"
+    a = f"tensor<{5 * n + extra_rows}x6xf32, #multi.on<[{devices(n)}]>>"
+    w = 'tensor<6xf32, #multi.on<["CPU:0"]>>'
+    wa = f"tensor<6xf32, #multi.on<[{devices(n)}]>>"
+    return f"""builtin.module {{
+  func.func @main(%x: {t}, %w: {w}) -> ({a}, {wa}) {{
+    %g = multi.copy %x : {t} -> {a}
+    %g2 = arith.addf %g, %g : {a}
+    %b = multi.copy %w : {w} -> {wa}
+    func.return %g2, %b : {a}, {wa}
+  }}
+}}
+"""
+
+
+def test_spmd_module_with_an_allgather_is_the_same_for_2_and_64_devices() -> None:
+    """(Even shards: with uneven ones the kernel that zeroes the padding rows of the local
+    buffers has a case per kind of device, full, partial or empty, and N = 2 has no empty
+    one; those are run on 64 devices below.)"""
+    small, large = lowered(gather_program(2)), lowered(gather_program(64))
+    assert op_names(small) == op_names(large)
+    for module in (small, large):
+        names = op_names(module)
+        assert names.count("devidx.allgather") == 1 and names.count("devidx.broadcast") == 1
+        assert "devidx.fetch" not in names
+
+
+def test_uneven_allgather_on_64_devices_matches_numpy() -> None:
+    """323 rows over 64 devices: 6-row local buffers, device 53 holds 5, 54..63 none."""
+    rng = np.random.default_rng(64)
+    x = rng.standard_normal((5 * 64 + 3, 6)).astype(np.float32)
+    w = rng.standard_normal(6).astype(np.float32)
+    with Program(lowered(gather_program(64, extra_rows=3))) as program:
+        g, b = program([x, w])
+    assert g.shape == (64, 5 * 64 + 3, 6) and b.shape == (64, 6)
+    for k in range(64):
+        np.testing.assert_array_equal(g[k], x + x)
+        np.testing.assert_array_equal(b[k], w)
+
+
+@pytest.mark.parametrize("allreduce", ["ring", "all2all"])
+def test_chunked_allreduce_on_threads_adds_in_device_order(allreduce: str) -> None:
+    """3 x 200003 f32 (chunks of 66668 elements: more than one cache block each, and uneven):
+    the threads backend gives ((x0 + x1) + x2) bit for bit, the order docs/spmd-form.md fixes
+    and the interpreter uses."""
+    n, numel = 3, 200003
+    t = f"tensor<{n}x{numel}xf32, #multi.shard<[{devices(n)}], axis = 0>>"
+    r = f"tensor<1x{numel}xf32, #multi.on<[{devices(n)}]>>"
+    text = f"""builtin.module {{
+  func.func @main(%x: {t}) -> {r} {{
+    %s = tg.reduce add %x [0] : {t} -> {r}
+    func.return %s : {r}
+  }}
+}}
+"""
+    x = np.random.default_rng(3).standard_normal((n, numel)).astype(np.float32) * 1e3
+    want = (x[0] + x[1]) + x[2]
+    module = lowered(text, {"multi-to-devidx": f"allreduce={allreduce} ring-threshold=0"})
+    with Program(module) as program:
+        (got,) = program([x])
+    for k in range(n):
+        np.testing.assert_array_equal(got[k, 0], want)

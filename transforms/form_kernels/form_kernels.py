@@ -181,6 +181,22 @@ def build_schedule(
             reduced = devidx.AllreduceOp(op.kind.data, buffer[op.value], op.algorithm.data)
             block.add_op(reduced)
             buffer[op.result] = reduced.result
+        elif isinstance(op, devidx.AllgatherOp | devidx.BroadcastOp):
+            if spmd is None:
+                raise PassFailedException(
+                    f"form-kernels: {op.name} at the device level (form-kernels{{spmd=true}} "
+                    "takes it; specialize-devices needs multi-to-devidx{collectives=fetches})"
+                )
+            value = buffer[op.value]
+            if isinstance(op, devidx.AllgatherOp):
+                position = _host_scalar(block, buffer, op.position)
+                gathered: Operation = devidx.AllgatherOp(
+                    value, position, memref_type(op.result.type)
+                )
+            else:
+                gathered = devidx.BroadcastOp(value, op.root.value.data)
+            block.add_op(gathered)
+            buffer[op.result] = gathered.results[0]
         elif isinstance(op, func.ReturnOp):
             held = [buffer[v] for k, v in enumerate(op.operands) if k not in unheld]
             results = iter(_results(block, held))
@@ -285,7 +301,7 @@ def _free_after_last_use(block: Block) -> None:
     last_use: dict[SSAValue, Operation] = {}
     for op in ops:
         for r in op.results:
-            if isinstance(op, memref.AllocOp | devidx.RecvOp | devidx.FetchOp | devidx.AllreduceOp):
+            if isinstance(op, (memref.AllocOp, devidx.RecvOp, devidx.FetchOp, *devidx.COLLECTIVES)):
                 last_use[r] = op
         for v in op.operands:
             if v in last_use:

@@ -124,7 +124,7 @@ def initial_points(body: Block, splats: Splats) -> set[SSAValue]:
             points.add(op.results[0])
         elif isinstance(op, devidx.SendOp | func.ReturnOp):
             points.update(op.operands)
-        elif isinstance(op, devidx.FetchOp | devidx.AllreduceOp):  # SPMD mode: both ways
+        elif isinstance(op, (devidx.FetchOp, *devidx.COLLECTIVES)):  # SPMD mode: both ways
             points.update((op.value, op.result))
         elif (
             isinstance(op, arith.ConstantOp)
@@ -139,7 +139,7 @@ def computed_roots(body: Block, materialized: set[SSAValue]) -> list[SSAValue]:
     """The materialized values a kernel computes, in program order (used ones only)."""
     roots = []
     for op in body.ops:
-        if isinstance(op, devidx.RecvOp | devidx.FetchOp | devidx.AllreduceOp):
+        if isinstance(op, (devidx.RecvOp, devidx.FetchOp, *devidx.COLLECTIVES)):
             continue
         for r in op.results:
             if r in materialized and r.uses:
@@ -231,7 +231,7 @@ def _required_points(body: Block) -> set[SSAValue]:
             out.update(op.operands)
         elif isinstance(op, devidx.RecvOp):
             out.add(op.result)
-        elif isinstance(op, devidx.FetchOp | devidx.AllreduceOp):
+        elif isinstance(op, (devidx.FetchOp, *devidx.COLLECTIVES)):
             out.update((op.value, op.result))
     return out
 

@@ -637,7 +637,14 @@ def _free_of_invalid(value: SSAValue) -> bool:
     op = value.owner
     return not isinstance(op, Operation) or isinstance(
         op,
-        devidx.RecvOp | devidx.FetchOp | devidx.AllreduceOp | tg.ContiguousOp | tg.ReduceOp | arith.ConstantOp,
+        (
+            devidx.RecvOp,
+            devidx.FetchOp,
+            *devidx.COLLECTIVES,
+            tg.ContiguousOp,
+            tg.ReduceOp,
+            arith.ConstantOp,
+        ),
     )
 
 

@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_multi.dialects import multi
+from xdsl_multi.dialects import devidx, multi, tg
 from xdsl_multi.dialects.multi import (
     CopyKind,
     OnAttr,
@@ -24,10 +24,14 @@ from xdsl_multi.dialects.multi import (
 from xdsl_multi.transforms.multi_to_devidx.allreduce import (
     lower_allreduce,
 )
-from xdsl_multi.transforms.multi_to_devidx.spmd_builder import SpmdBuilder
+from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
+    FunctionLowering,
+    MultiRule,
+    geometry,
+)
+from xdsl_multi.transforms.multi_to_devidx.spmd_builder import SpmdBuilder, plain
 
 OpT = TypeVar("OpT", bound=Operation)
-from xdsl_multi.transforms.multi_to_devidx.lowering_state import FunctionLowering, MultiRule
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,77 @@ class CopyFromOneDeviceScatters(MultiRule[multi.CopyOp]):
         c = CopyRule.of(op)
         assert isinstance(c.src, OnAttr) and isinstance(c.dst, ShardAttr)
         return [low.scatter_from_one(b, operands[0], c.src, c.dst_t, c.dst)]
+
+
+def _collective_to_everyone(low: FunctionLowering, c: CopyRule) -> bool:
+    """`collectives=ops`, N > 1, and a copy whose source and destination are over the
+    module's every device (in any order)."""
+    every = sorted(low.devices)
+    return (
+        low.strategy.as_ops
+        and len(every) > 1
+        and isinstance(c.dst, OnAttr)
+        and sorted(c.dst.device_names) == every
+    )
+
+
+class CopyShardToEveryDeviceAllGathers(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: COPY of a shard over every device to `#multi.on` every device
+    is one `devidx.allgather` of the local buffers (ceil-length blocks, rows past the logical
+    length are padding), stacked by shard position and put back on the shard axis."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            _collective_to_everyone(low, c)
+            and isinstance(c.src, ShardAttr)
+            and sorted(c.src.device_names) == sorted(low.devices)
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.src, ShardAttr)
+        g = geometry(c.src_t, c.src)
+        k = low.position(b, c.src.device_names)
+        block = b.stored(b.local(operands[0], g, k))
+        block_t = block.type
+        assert isinstance(block_t, TensorType)
+        stacked_t = devidx.AllgatherOp.stacked_type(block_t, g.n)
+        gathered = b.value(devidx.AllgatherOp(block, b.idx(k), stacked_t))
+        shape = list(block_t.get_shape())
+        if g.axis > 0:  # the stacking axis next to the shard axis: (.., n, s, ..)
+            order = [*range(1, g.axis + 1), 0, *range(g.axis + 1, len(shape) + 1)]
+            moved = [g.n if i == 0 else shape[i - 1] for i in order]
+            gathered = b.value(tg.PermuteOp(gathered, order, plain(block_t, moved)))
+        shape[g.axis] = g.n * g.s
+        whole = b.reshape(gathered, shape)
+        return [b.shrink_axis(whole, g.axis, 0, g.length)]
+
+
+class CopyToEveryDeviceBroadcasts(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: COPY of a `#multi.on` value to `#multi.on` every device (other
+    than a permutation of buffers) is one `devidx.broadcast` from its first listed device."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            _collective_to_everyone(low, c)
+            and isinstance(c.src, OnAttr)
+            and copy_kind(c.src_t, c.dst_t) is CopyKind.BROADCAST
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        root = low.numbers([c.src.device_names[0]])[0]
+        return [b.value(devidx.BroadcastOp(b.stored(operands[0]), root))]
 
 
 class CopyFetchesLogicalValue(MultiRule[multi.CopyOp]):

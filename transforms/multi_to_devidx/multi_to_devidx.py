@@ -17,6 +17,8 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | COPY on(D) -> on(E), both N > 1 | buffer i fetched by E[i] | `CopyPermutingBuffersFetches` |
 | COPY shard(all) -> shard(all) | an all-to-all of blocks | `CopyBetweenShardingsIsAllToAll` |
 | COPY on(D) -> shard(all) | D[0] sends each device its share | `CopyFromOneDeviceScatters` |
+| COPY shard(all) -> on(all), collectives=ops | `devidx.allgather` of the local buffers | `CopyShardToEveryDeviceAllGathers` |
+| COPY on(D) -> on(all), collectives=ops | `devidx.broadcast` from D[0] | `CopyToEveryDeviceBroadcasts` |
 | any other COPY | logical value fetched from owners | `CopyFetchesLogicalValue` |
 | ALLREDUCE | naive, ring or all2all fetches | `AllreduceToFetchSchedule` |
 | reduce over the shard axis | reduce of `clean(x)` + allreduce | `ReduceOverShardAxisToAllreduce` |
@@ -67,6 +69,8 @@ from xdsl_multi.transforms.multi_to_devidx.copy_rules import (
     CopyFromOneDeviceScatters,
     CopyKeepingSliceCleans,
     CopyPermutingBuffersFetches,
+    CopyShardToEveryDeviceAllGathers,
+    CopyToEveryDeviceBroadcasts,
 )
 from xdsl_multi.transforms.multi_to_devidx.generic_rules import (
     PlacedOpDropsEncodings,
@@ -103,6 +107,8 @@ def multi_to_devidx_rules() -> list[MultiRule[Any]]:
         CopyPermutingBuffersFetches(),
         CopyBetweenShardingsIsAllToAll(),
         CopyFromOneDeviceScatters(),
+        CopyShardToEveryDeviceAllGathers(),
+        CopyToEveryDeviceBroadcasts(),
         CopyFetchesLogicalValue(),
         AllreduceToFetchSchedule(),
         ReduceOverShardAxisToAllreduce(),

@@ -1,0 +1,180 @@
+"""All-gather and broadcast as ops of the SPMD host schedule (issue 13): with
+`collectives=ops` (SPMD mode) a copy from a shard over every device to every device is one
+`devidx.allgather` and a copy from one device to every device one `devidx.broadcast`; every
+level's interpreter, the threads backend and the mpi backend give the multi-level
+interpreter's results, with uneven shards and device lists in another order than the module's.
+The default `collectives=fetches` has no such op."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mpi_jobs import mpirun, needs_mpi
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import VerifyException
+
+from xdsl_multi.dialects import devidx, make_context
+from xdsl_multi.dialects.parsing import parse_mlir
+from xdsl_multi.levels import Level
+from xdsl_multi.pipeline import build_pipeline, lower_for_runtime, pipeline_specs
+from xdsl_multi.runtime.interpreter.interpreter import run_module
+from xdsl_multi.runtime.program import Program
+from xdsl_multi.runtime.schedule import ScheduleError, compile_schedules
+
+
+def _names(order: list[int]) -> str:
+    return "[" + ", ".join(f'"CPU:{i}"' for i in order) + "]"
+
+
+def collective_program(n: int, order: list[int], root: int) -> str:
+    """x ((3n+1) x 5, uneven) sharded on axis 0 and y (4 x (2n-1) i32) on axis 1 over `order`,
+    gathered to every device (listed reversed) and used by a kernel; w (3 x i1) on device
+    `root` broadcast to every device."""
+    shard, every = _names(order), _names(list(range(n))[::-1])
+    tx = f"tensor<{3 * n + 1}x5xf32, #multi.shard<{shard}, axis = 0>>"
+    ty = f"tensor<4x{2 * n - 1}xi32, #multi.shard<{shard}, axis = 1>>"
+    tw = f"tensor<3xi1, #multi.on<{_names([root])}>>"
+    ax = f"tensor<{3 * n + 1}x5xf32, #multi.on<{every}>>"
+    ay = f"tensor<4x{2 * n - 1}xi32, #multi.on<{every}>>"
+    aw = f"tensor<3xi1, #multi.on<{every}>>"
+    return f"""builtin.module attributes {{multi.devices = {_names(list(range(n)))}}} {{
+  func.func @main(%x: {tx}, %y: {ty}, %w: {tw}) -> ({ax}, {ay}, {aw}) {{
+    %a = multi.copy %x : {tx} -> {ax}
+    %a2 = arith.mulf %a, %a : {ax}
+    %b = multi.copy %y : {ty} -> {ay}
+    %c = multi.copy %w : {tw} -> {aw}
+    func.return %a2, %b, %c : {ax}, {ay}, {aw}
+  }}
+}}
+"""
+
+
+def inputs(n: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [
+        rng.standard_normal((3 * n + 1, 5)).astype(np.float32),
+        rng.integers(-1000, 1000, (4, 2 * n - 1)).astype(np.int32),
+        rng.random(3) < 0.5,
+    ]
+
+
+def parse(text: str) -> ModuleOp:
+    return parse_mlir(make_context(), text)
+
+
+def collective_ops(module: ModuleOp) -> list[str]:
+    return [
+        op.name for op in module.walk() if isinstance(op, devidx.AllgatherOp | devidx.BroadcastOp)
+    ]
+
+
+CASES = [(2, [1, 0], 1), (3, [2, 0, 1], 2), (4, [1, 3, 0, 2], 0)]
+
+
+@pytest.mark.parametrize(("n", "order", "root"), CASES)
+def test_every_spmd_level_gives_the_multi_level_results(
+    n: int, order: list[int], root: int
+) -> None:
+    text = collective_program(n, order, root)
+    args = inputs(n, n)
+    want = run_module(parse(text), args)
+    module = parse(text)
+    for spec in pipeline_specs(Level.MULTI, Level.KERNEL, spmd=True):
+        build_pipeline((spec,)).apply(make_context(), module)
+        module.verify()
+        got = run_module(module, args)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=str(spec))
+        assert sorted(collective_ops(module)) == [
+            "devidx.allgather",
+            "devidx.allgather",
+            "devidx.broadcast",
+        ], str(spec)
+    assert not any(isinstance(op, devidx.FetchOp) for op in module.walk())
+
+
+@pytest.mark.parametrize(("n", "order", "root"), CASES)
+def test_threads_gives_the_interpreters_results(n: int, order: list[int], root: int) -> None:
+    """Compiled SPMD module on threads, run twice (reused buffers)."""
+    text = collective_program(n, order, root)
+    module = parse(text)
+    lower_for_runtime(module, spmd=True)
+    assert len(collective_ops(module)) == 3
+    with Program(module) as program:
+        for seed in (1, 2):
+            args = inputs(n, seed)
+            want = run_module(parse(text), args)
+            got = program(args)
+            for g, w in zip(got, want, strict=True):
+                np.testing.assert_array_equal(g, w)
+
+
+def test_collectives_fetches_has_no_collective_ops() -> None:
+    """SPEC §5's form (the default): the same copies stay fetches."""
+    module = parse(collective_program(3, [2, 0, 1], 2))
+    build_pipeline(tuple(pipeline_specs(Level.MULTI, Level.SPMD))).apply(make_context(), module)
+    assert collective_ops(module) == []
+    assert any(isinstance(op, devidx.FetchOp) for op in module.walk())
+
+
+def _verify_error(body: str) -> str:
+    text = f"""func.func @f(%x: tensor<2x4xf32>) {{
+  %k = devidx.device_num : index
+  {body}
+  func.return
+}}"""
+    with pytest.raises(VerifyException) as e:
+        parse(text).verify()
+    return str(e.value)
+
+
+def test_allgather_verifier_names_the_expected_type() -> None:
+    msg = _verify_error("%g = devidx.allgather %x at %k : tensor<2x4xf32> -> tensor<3x2x5xf32>")
+    assert "devidx.allgather: result must be tensor<3x2x4xf32>, found tensor<3x2x5xf32>" in msg
+    msg = _verify_error("%g = devidx.allgather %x at %k : tensor<2x4xf32> -> memref<3x2x4xf32>")
+    assert "result must be a tensor with a leading axis" in msg
+
+
+def test_broadcast_verifier_rejects_a_negative_root() -> None:
+    msg = _verify_error("%b = devidx.broadcast %x root -1 : tensor<2x4xf32>")
+    assert "devidx.broadcast: root device -1 is negative" in msg
+
+
+def test_allgather_positions_must_be_a_permutation() -> None:
+    module = parse("""builtin.module attributes {multi.devices = ["CPU:0", "CPU:1"], devidx.spmd} {
+  func.func @main(%x: memref<2xf32>) -> memref<2x2xf32> {
+    %c0 = arith.constant 0 : index
+    %g = devidx.allgather %x at %c0 : memref<2xf32> -> memref<2x2xf32>
+    func.return %g : memref<2x2xf32>
+  }
+}""")
+    with pytest.raises(ScheduleError, match=r"positions \[0, 0\] are not a permutation"):
+        compile_schedules(module, "threads")
+
+
+@needs_mpi
+@pytest.mark.parametrize(("n", "order", "root"), [CASES[1], (2, [0, 1], 0)])
+def test_mpi_gives_the_interpreters_results(
+    tmp_path: Path, n: int, order: list[int], root: int
+) -> None:
+    """Allgatherv (the shard's order is not the ranks'; one case in rank order: Allgather),
+    Bcast of i1, under mpiexec."""
+    prog = tmp_path / "prog.mlir"
+    prog.write_text(collective_program(n, order, root))
+    r = mpirun(
+        n,
+        "-m",
+        "xdsl_multi.tools.multi_run",
+        prog,
+        "--spmd",
+        "--backend",
+        "mpi",
+        "--random-inputs",
+        "--seed",
+        "3",
+        "--check",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "check: mpi matches interp (3 results)" in r.stdout
