@@ -47,7 +47,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from io import StringIO
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
@@ -64,7 +63,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
@@ -447,24 +445,36 @@ class FormKernels(ModulePass):
                 _replace_body(m, first)
 
 
-def _device_text(m: ModuleOp) -> str:
-    """The body of device module `m` as text (generic form: every op, attribute, property,
-    type and value name), the device number left out."""
-    out = StringIO()
-    printer = Printer(stream=out, print_generic_format=True)
-    for op in m.body.block.ops:
-        printer.print_op(op)
-        out.write("\n")
-    rest = {k: v for k, v in m.attributes.items() if k != DEVICE_ATTR}
-    return f"{rest}\n{out.getvalue()}"
+def _same_device_code(a: ModuleOp, b: ModuleOp) -> bool:
+    """Whether device modules `a` and `b` hold the same code: their attributes but the device
+    number, and op by op the same names, attributes, properties, uses, result types and value
+    and block names (xDSL's structural equivalence, which leaves out result types and names,
+    then those)."""
+    def rest(m: ModuleOp) -> dict[str, Attribute]:
+        return {k: v for k, v in m.attributes.items() if k != DEVICE_ATTR}
+
+    if rest(a) != rest(b) or not a.body.is_structurally_equivalent(b.body):
+        return False
+    for x, y in zip(a.body.walk(), b.body.walk(), strict=True):
+        if x.result_types != y.result_types or [r.name_hint for r in x.results] != [
+            r.name_hint for r in y.results
+        ]:
+            return False
+        for rx, ry in zip(x.regions, y.regions, strict=True):
+            for bx, by in zip(rx.blocks, ry.blocks, strict=True):
+                if bx.name_hint != by.name_hint or [v.name_hint for v in bx.args] != [
+                    v.name_hint for v in by.args
+                ]:
+                    return False
+    return True
 
 
 def _alike_devices(top: ModuleOp, devices: list[ModuleOp]) -> list[list[ModuleOp]]:
     """The device modules in groups whose members form-kernels turns into the same kernels
-    and host schedule: the same body text and the same unheld results. An even program's
-    devices are one group (BENCH W1, W2, W4, C1): forming the kernels once and copying them
-    halves the pass at N = 2 (the group is formed in the first member's place)."""
-    groups: dict[tuple[str, frozenset[int]], list[ModuleOp]] = {}
+    and host schedule: the same code (`_same_device_code`) and the same unheld results. An
+    even program's devices are one group (BENCH W1, W2, W4, C1): forming the kernels once and
+    copying them halves the pass at N = 2 (the group is formed in its first member's place)."""
+    groups: list[tuple[frozenset[int], list[ModuleOp]]] = []
     for m in devices:
         device = m.attributes[DEVICE_ATTR]
         unheld = (
@@ -472,8 +482,13 @@ def _alike_devices(top: ModuleOp, devices: list[ModuleOp]) -> list[list[ModuleOp
             if isinstance(device, IntegerAttr)
             else frozenset()
         )
-        groups.setdefault((_device_text(m), unheld), []).append(m)
-    return list(groups.values())
+        for held, group in groups:
+            if held == unheld and _same_device_code(group[0], m):
+                group.append(m)
+                break
+        else:
+            groups.append((unheld, [m]))
+    return [group for _, group in groups]
 
 
 def _replace_body(m: ModuleOp, formed: ModuleOp) -> None:
