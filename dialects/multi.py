@@ -56,6 +56,7 @@ from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from xdsl_multi.dialects.parsing import parse_optional_plain_string_list
 from xdsl_multi.dialects.syntax import (
     RankedEncoding,
     encoding_of,
@@ -94,9 +95,11 @@ def shard_bounds(length: int, num_devices: int, k: int) -> tuple[int, int]:
 
 def _parse_device_list(parser: AttrParser) -> ArrayAttr[StringAttr]:
     pos = parser.pos
-    names = parser.parse_comma_separated_list(
-        parser.Delimiter.SQUARE, lambda: parser.parse_str_literal(" (a device name)")
-    )
+    names = parse_optional_plain_string_list(parser)
+    if names is None:
+        names = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_str_literal(" (a device name)")
+        )
     if not names:
         parser.raise_error("a device list must name at least one device", pos, parser.pos)
     seen: set[str] = set()
@@ -798,25 +801,41 @@ def listed_devices(module: Operation) -> tuple[str, ...] | None:
     if not isinstance(attr, ArrayAttr) or not attr.data:
         raise PlacementError(f"{module.name}: {DEVICES_ATTR} must be {want}, found {attr}", module)
     names: list[str] = []
+    seen: set[str] = set()  # (a set: the list has N names, N up to thousands)
     for i, a in enumerate(attr.data):
         if not isinstance(a, StringAttr):
             raise PlacementError(
                 f"{module.name}: {DEVICES_ATTR} must be {want}; entry {i} is {a}", module
             )
-        if a.data in names:
+        if a.data in seen:
             raise PlacementError(
                 f"{module.name}: {DEVICES_ATTR} lists device {string_literal(a.data)} twice",
                 module,
             )
+        seen.add(a.data)
         names.append(a.data)
     return tuple(names)
 
 
-def _names_in(t: Attribute, out: list[str]) -> None:
-    enc = placement_of(t)
-    if enc is not None:
-        known = set(out)  # (a set: N names in every encoding, N up to thousands)
-        out.extend(n for n in enc.device_names if n not in known and not known.add(n))
+class _FirstAppearance:
+    """Device names in order of first appearance over types: each type object is read once
+    (a program's types are a few objects shared by every op, each naming up to N devices)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.known: set[str] = set()
+        self.read: set[int] = set()  # ids of the types read (alive: the module holds them)
+
+    def add(self, t: Attribute) -> None:
+        if id(t) in self.read:
+            return
+        self.read.add(id(t))
+        enc = placement_of(t)
+        if enc is not None:
+            for n in enc.device_names:
+                if n not in self.known:
+                    self.known.add(n)
+                    self.names.append(n)
 
 
 def program_devices(module: Operation) -> list[str]:
@@ -827,18 +846,18 @@ def program_devices(module: Operation) -> list[str]:
     listed = listed_devices(module)
     if listed is not None:
         return list(listed)
-    names: list[str] = []
+    found = _FirstAppearance()
     sig = module.attributes.get(SIGNATURE_ATTR)
     if isinstance(sig, FunctionType):
         for t in (*sig.inputs, *sig.outputs):
-            _names_in(t, names)
+            found.add(t)
     for op in module.walk():
         if isinstance(op, FuncOp):
             for t in (*op.function_type.inputs, *op.function_type.outputs):
-                _names_in(t, names)
+                found.add(t)
         for r in op.results:
-            _names_in(r.type, names)
-    return names
+            found.add(r.type)
+    return found.names
 
 
 def _placement_problem(attr: Attribute, listed: tuple[str, ...] | None, ok: set[int]) -> str | None:

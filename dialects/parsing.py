@@ -16,6 +16,7 @@ Every tool and module that reads MLIR text parses with `parse_mlir` (or a subcla
 from __future__ import annotations
 
 import math
+import re
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -27,7 +28,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import TypeAttribute
-from xdsl.parser import Parser
+from xdsl.parser import AttrParser, Parser
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 
@@ -46,8 +47,9 @@ def hex_float_bits(text: str) -> int | None:
 _SHAPED = frozenset({"tensor", "memref", "vector"})
 """The builtin types whose text `MultiParser` parses once per text (`parse_optional_type`)."""
 
-_LONGEST_SHAPED = 4096
-"""Characters: a shaped type's text longer than this is parsed each time."""
+_LONGEST_SHAPED = 1 << 20
+"""Characters: a shaped type's text longer than this is parsed each time (a type placed on
+N devices lists them all: 10 kB at N = 1024; the scan stops at the line's end anyway)."""
 
 
 def shaped_type_end(text: str, start: int) -> int | None:
@@ -57,23 +59,45 @@ def shaped_type_end(text: str, start: int) -> int | None:
     `_LONGEST_SHAPED` characters on one line."""
     if start >= len(text) or text[start] != "<":
         return None
-    depth, i, limit = 0, start, min(len(text), start + _LONGEST_SHAPED)
-    while i < limit:
-        c = text[i]
+    depth, limit = 0, min(len(text), start + _LONGEST_SHAPED)
+    for found in _TYPE_SPECIALS.finditer(text, start, limit):
+        c = found.group()
         if c == "<":
             depth += 1
         elif c == ">":
             depth -= 1
             if depth == 0:
-                return i + 1
-        elif c == '"':
-            i += 1
-            while i < limit and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif c == "\n":
+                return found.end()
+        elif c in ('\n', '"'):  # a line end, or a string literal that does not close
             return None
-        i += 1
     return None
+
+
+_TYPE_SPECIALS = re.compile(r'[<>\n]|"(?:[^"\\\n]|\\.)*"|"')
+"""What `shaped_type_end` counts: brackets and line ends outside string literals (a string
+literal is one match, from its quote to its closing quote, escapes skipped; a lone quote is
+one that does not close on its line)."""
+
+
+_PLAIN_STRING_LIST = re.compile(r'\[\s*"[^"\\\n]*"(?:\s*,\s*"[^"\\\n]*")*\s*\]')
+"""`["CPU:0", "CPU:1"]`: a bracketed list of string literals without escapes, with only
+whitespace between the tokens (a comment, an escape or anything else: not matched)."""
+
+_PLAIN_STRING = re.compile(r'"([^"\\\n]*)"')
+
+
+def parse_optional_plain_string_list(parser: AttrParser) -> list[str] | None:
+    """The strings of a `["a", "b"]` list at the parser's position, read from the text in one
+    match and the parser moved past it; None (the parser not moved) when the text there is not
+    such a list (escapes, comments, another token): then parse it token by token. A list of N
+    device names is 2N + 1 tokens, which xDSL's lexer takes about 100 us each to make."""
+    start = parser.pos
+    found = _PLAIN_STRING_LIST.match(parser.lexer.input.content, start)
+    if found is None:
+        return None
+    names = _PLAIN_STRING.findall(found.group())
+    parser._resume_from(found.end())  # pyright: ignore[reportPrivateUsage]
+    return names
 
 
 class MultiParser(Parser):

@@ -65,9 +65,11 @@ def logical_shape(t: Attribute) -> tuple[int, ...]:
     return shape
 
 
-def prepare_input(t: Attribute, x: object, what: str) -> np.ndarray:
+def prepare_input(t: Attribute, x: object, what: str, *, copy: bool = True) -> np.ndarray:
     """Check a logical input against its type and return a private copy of it as the logical
     array (a many-device `#multi.on` input without the device axis is repeated on it).
+    `copy=False`: a numpy array that needs no change is returned as it is (a check only, for
+    a caller that hands the result to one that copies it).
 
     A numpy array must have exactly the element type's dtype (float32 for bf16, whose values
     are then rounded to bf16); Python scalars and lists are converted."""
@@ -78,7 +80,8 @@ def prepare_input(t: Attribute, x: object, what: str) -> np.ndarray:
             raise InterpreterError(
                 f"{what}: expected dtype {want_dtype} for {t}, found {arr.dtype}"
             )
-        arr = arr.copy()
+        if copy:
+            arr = arr.copy()
     else:
         try:
             arr = np.array(x, dtype=want_dtype)

@@ -518,7 +518,9 @@ class Program:
             raise ValueError(f"missing argument{'s' if len(missing) > 1 else ''} {listed}")
         try:
             return [
-                prepare_input(t, given[i], f"argument '{names[i]}'") for i, t in enumerate(types)
+                # checked here for the messages; the runner makes the private copies
+                prepare_input(t, given[i], f"argument '{names[i]}'", copy=False)
+                for i, t in enumerate(types)
             ]
         except InterpreterError as e:
             raise ValueError(str(e)) from None

@@ -7,6 +7,8 @@ and reduction kind, and an all-gather and a broadcast, compared with numpy."""
 
 from __future__ import annotations
 
+import cProfile
+import pstats
 import tracemalloc
 
 import numpy as np
@@ -89,6 +91,57 @@ def test_spmd_compile_memory_does_not_grow_with_devices() -> None:
     """The passes' peak memory at N = 256 is within 1.5x of N = 2's (the input module is
     parsed before: its device lists are the only part that grows)."""
     assert _peak_compile_bytes(256) <= 1.5 * _peak_compile_bytes(2)
+
+
+def chain(n: int, k: int) -> str:
+    """x on n devices (sharded) squared k times, then summed over the shards."""
+    t = f"tensor<{16 * n}x256xf32, #multi.shard<[{devices(n)}], axis = 0>>"
+    r = f"tensor<1x256xf32, #multi.on<[{devices(n)}]>>"
+    body = "".join(f"    %y{i + 1} = arith.mulf %y{i}, %y{i} : {t}\n" for i in range(k))
+    return (
+        f"builtin.module {{\n  func.func @main(%y0: {t}) -> ({t}, {r}) {{\n{body}"
+        f"    %s = tg.reduce add %y{k} [0] : {t} -> {r}\n"
+        f"    func.return %y{k}, %s : {t}, {r}\n  }}\n}}\n"
+    )
+
+
+def _calls(run: cProfile.Profile, names: set[str]) -> int:
+    """How many calls `run` made to the functions named `names`."""
+    stats = pstats.Stats(run).stats  # type: ignore[attr-defined]
+    return sum(v[1] for (_, _, name), v in stats.items() if name in names)
+
+
+DEVICE_LISTS = {"device_names", "listed_devices"}
+"""What reads a list of N device names (an encoding's, or `multi.devices`)."""
+
+
+def _device_list_reads(text: str) -> int:
+    module = parse_mlir(make_context(), text)
+    run = cProfile.Profile()
+    run.enable()
+    lower_for_runtime(module, spmd=True)
+    run.disable()
+    return _calls(run, DEVICE_LISTS)
+
+
+def test_spmd_passes_read_device_lists_a_bounded_number_of_times() -> None:
+    """Nothing in SPMD mode's passes is O(N) per op: the device lists are read as often for
+    20 ops as for 2 (each check of an op's types used to read its N names)."""
+    assert _device_list_reads(chain(64, 20)) == _device_list_reads(chain(64, 2))
+
+
+def test_device_lists_are_lexed_in_one_match() -> None:
+    """Parsing S1 takes as many lexer tokens at N = 512 as at N = 2 (a plain device list is
+    read in one match, not as 2N + 1 tokens)."""
+
+    def tokens(n: int) -> int:
+        run = cProfile.Profile()
+        run.enable()
+        parse_mlir(make_context(), s1(n))
+        run.disable()
+        return _calls(run, {"lex"})
+
+    assert tokens(512) == tokens(2)
 
 
 def test_s1_on_64_devices_matches_numpy() -> None:

@@ -451,5 +451,64 @@ class FormKernels(ModulePass):
             m for m in op.body.block.ops if isinstance(m, ModuleOp) and DEVICE_ATTR in m.attributes
         ]
         splats = Splats()
-        for m in devices or [op]:
-            form_module_kernels(m, policy, splats)
+        if not devices:
+            form_module_kernels(op, policy, splats)
+            return
+        for group in _alike_devices(op, devices):
+            first = group[0]
+            form_module_kernels(first, policy, splats)
+            for m in group[1:]:  # the same input: the same kernels and schedule (a copy)
+                _replace_body(m, first)
+
+
+def _same_device_code(a: ModuleOp, b: ModuleOp) -> bool:
+    """Whether device modules `a` and `b` hold the same code: their attributes but the device
+    number, and op by op the same names, attributes, properties, uses, result types and value
+    and block names (xDSL's structural equivalence, which leaves out result types and names,
+    then those)."""
+    def rest(m: ModuleOp) -> dict[str, Attribute]:
+        return {k: v for k, v in m.attributes.items() if k != DEVICE_ATTR}
+
+    if rest(a) != rest(b) or not a.body.is_structurally_equivalent(b.body):
+        return False
+    for x, y in zip(a.body.walk(), b.body.walk(), strict=True):
+        if x.result_types != y.result_types or [r.name_hint for r in x.results] != [
+            r.name_hint for r in y.results
+        ]:
+            return False
+        for rx, ry in zip(x.regions, y.regions, strict=True):
+            for bx, by in zip(rx.blocks, ry.blocks, strict=True):
+                if bx.name_hint != by.name_hint or [v.name_hint for v in bx.args] != [
+                    v.name_hint for v in by.args
+                ]:
+                    return False
+    return True
+
+
+def _alike_devices(top: ModuleOp, devices: list[ModuleOp]) -> list[list[ModuleOp]]:
+    """The device modules in groups whose members form-kernels turns into the same kernels
+    and host schedule: the same code (`_same_device_code`) and the same unheld results. An
+    even program's devices are one group (BENCH W1, W2, W4, C1): forming the kernels once and
+    copying them halves the pass at N = 2 (the group is formed in its first member's place)."""
+    groups: list[tuple[frozenset[int], list[ModuleOp]]] = []
+    for m in devices:
+        device = m.attributes[DEVICE_ATTR]
+        unheld = (
+            unheld_results(top, device.value.data)
+            if isinstance(device, IntegerAttr)
+            else frozenset()
+        )
+        for held, group in groups:
+            if held == unheld and _same_device_code(group[0], m):
+                group.append(m)
+                break
+        else:
+            groups.append((unheld, [m]))
+    return [group for _, group in groups]
+
+
+def _replace_body(m: ModuleOp, formed: ModuleOp) -> None:
+    """Give device module `m` a copy of the body of `formed` (a device formed alike)."""
+    old = m.body.detach_block(0)
+    m.body.add_block(formed.body.clone().detach_block(0))
+    old.erase(safe_erase=False)

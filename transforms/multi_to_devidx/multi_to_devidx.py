@@ -151,12 +151,13 @@ class MultiToDevidx(ModulePass):
         devices = program_devices(op)
         if not devices:
             devices = ["CPU:0"]
+        known = KnownDevices(devices)
         for f in op.walk():
             if isinstance(f, func.FuncOp):
                 for t in (*f.function_type.inputs.data, *f.function_type.outputs.data):
-                    _check_known(f, t, devices)
+                    known.check(f, t)
             for r in f.results:
-                _check_known(f, r.type, devices)
+                known.check(f, r.type)
         main = _find_main(op)
         if SIGNATURE_ATTR not in op.attributes and main is not None:
             op.attributes[SIGNATURE_ATTR] = main.function_type
@@ -192,14 +193,25 @@ def _uses_placement(region: Region) -> bool:
     return any(placement_of(t) is not None for op in region.walk() for t in op.result_types)
 
 
-def _check_known(op: Operation, t: Attribute, devices: list[str]) -> None:
-    enc = placement_of(t)
-    if enc is None:
-        return
-    known = set(devices)
-    unknown = [n for n in enc.device_names if n not in known]
-    if unknown:
-        fail_at(op, f"devices {unknown} are not in the module's multi.devices {devices}")
+class KnownDevices:
+    """Checks that every device a type names is in `multi.devices`, once per type object: a
+    module's types are a few objects used by every op (the parser makes one per text), and
+    each lists up to N devices, so checking every op's types anew would be O(N) per op."""
+
+    def __init__(self, devices: list[str]):
+        self.devices = devices
+        self.known = set(devices)
+        self.checked: set[int] = set()  # ids of types checked (alive: the module holds them)
+
+    def check(self, op: Operation, t: Attribute) -> None:
+        if id(t) in self.checked:
+            return
+        enc = placement_of(t)
+        if enc is not None:
+            unknown = [n for n in enc.device_names if n not in self.known]
+            if unknown:
+                fail_at(op, f"devices {unknown} are not in the module's multi.devices {self.devices}")
+        self.checked.add(id(t))
 
 
 __all__ = ["FunctionLowering", "MultiRule", "MultiToDevidx", "multi_to_devidx_rules"]
