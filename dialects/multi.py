@@ -21,6 +21,7 @@ from enum import Enum
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     FunctionType,
     IntAttr,
@@ -225,7 +226,11 @@ def mesh_axes_text(axes: Sequence[MeshAxis]) -> str:
 def _parse_mesh_axis(parser: AttrParser) -> MeshAxis:
     if parser.parse_optional_keyword("none") is not None:
         return None
-    return parser.parse_integer(allow_boolean=False, context_msg=" (a tensor axis or none)")
+    pos = parser.pos
+    axis = parser.parse_integer(allow_boolean=False, context_msg=" (a tensor axis or none)")
+    if axis < 0:
+        parser.raise_error(f"a shard axis must be >= 0, found {axis}", pos, parser.pos)
+    return axis
 
 
 @irdl_attr_definition
@@ -545,7 +550,8 @@ class MultiOp(_UnaryMultiOp):
 
     name = "multi.multi"
     axis = opt_prop_def(IntegerAttr[I64])
-    axes = opt_prop_def(ArrayAttr[IntAttr | NoneAttr])
+    axes = opt_prop_def(DenseArrayBase[I64])
+    """The mesh axes, `none` stored as -1 (`array<i64: 0, -1>` in the generic form)."""
 
     def __init__(
         self, source: SSAValue, axis: int | Sequence[MeshAxis], result_type: Attribute
@@ -557,16 +563,15 @@ class MultiOp(_UnaryMultiOp):
         if isinstance(axis, int):
             properties: dict[str, Attribute] = {"axis": IntegerAttr(axis, i64)}
         else:
-            properties = {
-                "axes": ArrayAttr(NoneAttr() if a is None else IntAttr(a) for a in axis)
-            }
+            values = [-1 if a is None else a for a in axis]
+            properties = {"axes": DenseArrayBase.from_list(i64, values)}
         super().__init__(operands=[source], result_types=[result_type], properties=properties)
 
     @property
     def mesh_axes(self) -> tuple[MeshAxis, ...]:
         """The op's axes: `(axis,)` for the one-axis form (the op must have verified)."""
         if self.axes is not None:
-            return tuple(a.data if isinstance(a, IntAttr) else None for a in self.axes.data)
+            return tuple(None if a == -1 else a for a in self.axes.get_values())
         assert self.axis is not None
         return (self.axis.value.data,)
 

@@ -149,8 +149,9 @@ def _reshape_mesh(
         if a2 is None or new[a2] != old[a] or a2 in moved.values():
             raise VerifyException(
                 f"{op_name}: reshape {list(old)} -> {list(new)} of a value split on axis {a} "
-                f"by mesh dims {list(shard.dims_of(a))} must keep that axis whole (an axis of "
-                f"length {old[a]} after {plural(math.prod(old[:a]), 'element')})"
+                f"by mesh dims {list(shard.dims_of(a))} must keep that axis whole: no axis of "
+                f"length {old[a]} starts after {plural(math.prod(old[:a]), 'element')} in "
+                f"{list(new)}"
             )
         moved[a] = a2
     axes = [None if a is None else moved[a] for a in shard.mesh_axes]

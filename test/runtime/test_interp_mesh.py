@@ -327,3 +327,14 @@ def test_movement_ops_on_a_mesh() -> None:
         b2 = xm.Builder(devices=devices)
         (y,) = b2.function("main", args=[xm.Builder.tensor([5, 1, 7], f32, enc)])
         b2.flip(y, [2])
+
+
+# ---------------------------------------------------------------------------------------------
+# Not lowered yet: a diagnostic, not a traceback
+# ---------------------------------------------------------------------------------------------
+
+
+def test_compile_rejects_a_mesh_program_with_a_diagnostic() -> None:
+    module, _ = multi_local_program((2, 2), (0, 1), (4, 6))
+    with pytest.raises(xm.CompileError, match="device meshes are not lowered yet"):
+        xm.compile(str(module))
