@@ -246,6 +246,13 @@ def test_copy_between_every_pair(mesh) -> None:
     devices = names(int(np.prod(mesh)))
     encs: list[ShardAttr | OnAttr] = [_encoding(devices, mesh, a) for a in COPY_ENCODINGS]
     encs += [xm.Builder.shard(devices, 0), xm.Builder.shard(devices, 1)]
+    # Meshes of other shapes over the same devices.
+    n = len(devices)
+    encs += [
+        xm.Builder.shard(devices, mesh=[n, 1], axes=[1, 0]),
+        xm.Builder.shard(devices, mesh=[1, n], axes=[None, 0]),
+        xm.Builder.shard(devices, mesh=[mesh[1], mesh[0]], axes=[0, 1]),
+    ]
     targets = encs + [xm.Builder.on(devices), xm.Builder.on(devices[:1])]
     arr = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
     for src in encs:
