@@ -14,12 +14,14 @@ each, the last ones possibly short or empty (see `shard_bounds`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from enum import Enum
 
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     FunctionType,
     IntAttr,
@@ -45,6 +47,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -61,6 +64,7 @@ from xdsl_multi.dialects.syntax import (
     RankedEncoding,
     encoding_of,
     expect_tensor,
+    int_list_text,
     no_extra,
     parse_i64,
     parse_unary,
@@ -73,19 +77,40 @@ from xdsl_multi.dialects.syntax import (
 )
 
 # --------------------------------------------------------------------------------------------
-# Shard arithmetic (SPEC §1)
+# Shard arithmetic (SPEC §1, §1.1): defined once, in `split_bounds` and `split_local_length`
 # --------------------------------------------------------------------------------------------
 
 
+def split_local_length(length: int, parts: Sequence[int]) -> int:
+    """Rows of every device's local buffer along a tensor axis of `length` split by mesh dims
+    of sizes `parts` (major first): the ceil rule applied once per mesh dim,
+    ceil(ceil(L / p0) / p1) ... (SPEC §1.1; the first part of each split is the longest)."""
+    for p in parts:
+        length = -(-length // p)
+    return length
+
+
+def split_bounds(length: int, parts: Sequence[int], coords: Sequence[int]) -> tuple[int, int]:
+    """Rows [lo, hi) of a tensor axis of `length` owned by the device at mesh coordinates
+    `coords` along mesh dims of sizes `parts` that split it (major first): the axis is split in
+    parts[0] parts by the ceil rule of SPEC §1, then each part (its actual length) in parts[1]
+    parts by the same rule, and so on (SPEC §1.1). Uneven lengths give short or empty parts."""
+    lo, hi = 0, length
+    for p, c in zip(parts, coords, strict=True):
+        s = -(-(hi - lo) // p)
+        lo, hi = min(lo + c * s, hi), min(lo + (c + 1) * s, hi)
+    return lo, hi
+
+
 def local_length(length: int, num_devices: int) -> int:
-    """Rows of every device's local buffer: s = ceil(L / N)."""
-    return -(-length // num_devices)
+    """Rows of every device's local buffer: s = ceil(L / N) (one mesh dim)."""
+    return split_local_length(length, (num_devices,))
 
 
 def shard_bounds(length: int, num_devices: int, k: int) -> tuple[int, int]:
-    """Rows [lo, hi) of the logical axis owned by the device at position k of the encoding."""
-    s = local_length(length, num_devices)
-    return min(k * s, length), min((k + 1) * s, length)
+    """Rows [lo, hi) of the logical axis owned by the device at position k of the encoding
+    (one mesh dim)."""
+    return split_bounds(length, (num_devices,), (k,))
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,21 +187,94 @@ class OnAttr(ParametrizedAttribute):
         _verify_device_list("#multi.on", self.devices)
 
 
+MeshAxis = int | None
+"""One entry of a mesh sharding's `axes`: the tensor axis a mesh dim splits, or None (`none`:
+the value is replicated along that mesh dim)."""
+
+
+def mesh_problem(num_devices: int, mesh: Sequence[int], axes: Sequence[MeshAxis]) -> str | None:
+    """What breaks the rules of SPEC §1.1 in a mesh of `mesh` dims with `axes` over
+    `num_devices` listed devices, or None. The tensor's rank is checked apart (`rank_error`)."""
+    if not mesh:
+        return "a mesh needs at least one dim, found mesh = []"
+    if any(m < 1 for m in mesh):
+        return f"mesh dims must be >= 1, found mesh = {int_list_text(mesh)}"
+    if math.prod(mesh) != num_devices:
+        return (
+            f"the mesh {int_list_text(mesh)} has {plural(math.prod(mesh), 'position')} "
+            f"(the product of its dims) but {plural(num_devices, 'device')} are listed"
+        )
+    if len(axes) != len(mesh):
+        return (
+            f"axes needs one entry per mesh dim: mesh {int_list_text(mesh)} has "
+            f"{plural(len(mesh), 'dim')}, found {plural(len(axes), 'entry', 'entries')} "
+            f"{mesh_axes_text(axes)}"
+        )
+    for a in axes:
+        if a is not None and a < 0:
+            return f"a shard axis must be >= 0, found {a} in axes = {mesh_axes_text(axes)}"
+    if all(a is None for a in axes):
+        return (
+            f"axes = {mesh_axes_text(axes)} splits no tensor axis: a value replicated on "
+            "every device is #multi.on"
+        )
+    return None
+
+
+def mesh_axes_text(axes: Sequence[MeshAxis]) -> str:
+    """`[0, none]`: mesh axes as written in the IR."""
+    return "[" + ", ".join("none" if a is None else str(a) for a in axes) + "]"
+
+
+def _parse_mesh_axis(parser: AttrParser) -> MeshAxis:
+    if parser.parse_optional_keyword("none") is not None:
+        return None
+    pos = parser.pos
+    axis = parser.parse_integer(allow_boolean=False, context_msg=" (a tensor axis or none)")
+    if axis < 0:
+        parser.raise_error(f"a shard axis must be >= 0, found {axis}", pos, parser.pos)
+    return axis
+
+
 @irdl_attr_definition
 class ShardAttr(ParametrizedAttribute, RankedEncoding):
-    """`#multi.shard<["CPU:0", "CPU:1"], axis = 0>`: the logical tensor split along `axis`.
+    """`#multi.shard<["CPU:0", "CPU:1"], axis = 0>`: the logical tensor split along `axis`;
+    `#multi.shard<devs, mesh = [2, 2], axes = [0, none]>`: split over a device mesh (SPEC
+    §1.1), the devices arranged row-major on the mesh, mesh dim i splitting tensor axis
+    axes[i] (or, for `none`, replicating the value along it).
 
-    tinygrad: MULTI(x, axis), a multi-device buffer with `axis` set.
+    `axis = a` is `mesh = [N], axes = [a]`: the same attribute (a 1-D mesh always prints as
+    `axis = a`). tinygrad: MULTI(x, axis), a multi-device buffer with `axis` set.
     """
 
     name = "multi.shard"
     devices: ArrayAttr[StringAttr]
-    axis: IntAttr
+    mesh: ArrayAttr[IntAttr]
+    axes: ArrayAttr[IntAttr | NoneAttr]
 
-    def __init__(self, devices: Sequence[str] | ArrayAttr[StringAttr], axis: int | IntAttr):
+    def __init__(
+        self,
+        devices: Sequence[str] | ArrayAttr[StringAttr],
+        axis: int | IntAttr | None = None,
+        *,
+        mesh: Sequence[int] | None = None,
+        axes: Sequence[MeshAxis] | None = None,
+    ):
+        """Either `axis` (one mesh dim over every device) or `mesh` and `axes`."""
         if not isinstance(devices, ArrayAttr):
             devices = ArrayAttr(StringAttr(d) for d in devices)
-        super().__init__(devices, IntAttr(axis) if isinstance(axis, int) else axis)
+        if axis is not None:
+            if mesh is not None or axes is not None:
+                raise ValueError("ShardAttr: give either axis or mesh and axes, not both")
+            mesh = (len(devices.data),)
+            axes = (axis.data if isinstance(axis, IntAttr) else axis,)
+        elif mesh is None or axes is None:
+            raise ValueError("ShardAttr: give either axis or mesh and axes")
+        super().__init__(
+            devices,
+            ArrayAttr(IntAttr(m) for m in mesh),
+            ArrayAttr(NoneAttr() if a is None else IntAttr(a) for a in axes),
+        )
 
     @property
     def device_names(self) -> tuple[str, ...]:
@@ -187,19 +285,109 @@ class ShardAttr(ParametrizedAttribute, RankedEncoding):
         return len(self.devices.data)
 
     @property
+    def mesh_shape(self) -> tuple[int, ...]:
+        return tuple(m.data for m in self.mesh.data)
+
+    @property
+    def mesh_axes(self) -> tuple[MeshAxis, ...]:
+        return tuple(a.data if isinstance(a, IntAttr) else None for a in self.axes.data)
+
+    @property
+    def is_mesh(self) -> bool:
+        """More than one mesh dim (the `mesh = [...], axes = [...]` form)."""
+        return len(self.mesh.data) > 1
+
+    @property
     def axis_index(self) -> int:
-        return self.axis.data
+        """The shard axis of a one-axis sharding (`axis = a`). A device mesh has none: this
+        raises `MeshNotSupported` for it (callers that handle meshes use `split_axes`)."""
+        if self.is_mesh:
+            raise MeshNotSupported(self, "this rule")
+        (axis,) = self.mesh_axes
+        assert axis is not None
+        return axis
+
+    @property
+    def split_axes(self) -> tuple[int, ...]:
+        """The tensor axes some mesh dim splits, in order of first appearance."""
+        out: list[int] = []
+        for a in self.mesh_axes:
+            if a is not None and a not in out:
+                out.append(a)
+        return tuple(out)
+
+    def dims_of(self, axis: int) -> tuple[int, ...]:
+        """The mesh dims that split tensor `axis`, major first (empty: not split)."""
+        return tuple(i for i, a in enumerate(self.mesh_axes) if a == axis)
+
+    def parts_of(self, axis: int) -> tuple[int, ...]:
+        """The sizes of the mesh dims that split tensor `axis`, major first."""
+        mesh = self.mesh_shape
+        return tuple(mesh[i] for i in self.dims_of(axis))
+
+    def coords(self, k: int) -> tuple[int, ...]:
+        """The mesh coordinates of the device at position k: k's digits in the mixed radix
+        of the mesh dims (row-major)."""
+        out: list[int] = []
+        for m in reversed(self.mesh_shape):
+            k, c = divmod(k, m)
+            out.append(c)
+        return tuple(reversed(out))
+
+    def block(self, shape: Sequence[int], k: int) -> tuple[tuple[int, int], ...]:
+        """The rows [lo, hi) of every tensor axis (of the logical `shape`) that the device at
+        position k holds (SPEC §1.1 bounds; a whole axis where it is not split)."""
+        c = self.coords(k)
+        return tuple(
+            split_bounds(length, self.parts_of(i), [c[j] for j in self.dims_of(i)])
+            for i, length in enumerate(shape)
+        )
+
+    def local_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
+        """Every device's local buffer shape for the logical `shape` (the ceil lengths)."""
+        return tuple(split_local_length(n, self.parts_of(i)) for i, n in enumerate(shape))
+
+    def is_first_replica(self, k: int) -> bool:
+        """Whether the device at position k has coordinate 0 on every `none` mesh dim: the
+        copy of its block that stands for the logical value."""
+        c = self.coords(k)
+        return all(c[i] == 0 for i, a in enumerate(self.mesh_axes) if a is None)
 
     def rank_error(self, rank: int) -> str | None:
-        if self.axis_index < rank:
+        if not self.is_mesh:
+            if self.axis_index < rank:
+                return None
+            return f"is sharded on axis {self.axis_index}, out of range for rank {rank}"
+        bad = [a for a in self.split_axes if not a < rank]
+        if not bad:
             return None
-        return f"is sharded on axis {self.axis_index}, out of range for rank {rank}"
+        return (
+            f"has mesh axes {mesh_axes_text(self.mesh_axes)}: tensor axis {bad[0]} is out of "
+            f"range for rank {rank}"
+        )
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
             devices = _parse_device_list(parser)
             parser.parse_punctuation(",")
+            pos = parser.pos
+            if parser.parse_optional_keyword("mesh") is not None:
+                parser.parse_punctuation("=")
+                mesh = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE,
+                    lambda: parser.parse_integer(allow_boolean=False, context_msg=" (a mesh dim)"),
+                )
+                parser.parse_punctuation(",")
+                parser.parse_keyword("axes")
+                parser.parse_punctuation("=")
+                axes = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, lambda: _parse_mesh_axis(parser)
+                )
+                problem = mesh_problem(len(devices.data), mesh, axes)
+                if problem is not None:
+                    parser.raise_error(f"#multi.shard: {problem}", pos, parser.pos)
+                return cls(devices, mesh=mesh, axes=axes).parameters
             parser.parse_keyword("axis")
             parser.parse_punctuation("=")
             pos = parser.pos
@@ -208,17 +396,47 @@ class ShardAttr(ParametrizedAttribute, RankedEncoding):
             axis = parser.parse_integer(allow_boolean=False, context_msg=" for the shard axis")
             if axis < 0:
                 parser.raise_error(f"shard axis must be >= 0, found {axis}", pos, parser.pos)
-        return (devices, IntAttr(axis))
+        return cls(devices, axis).parameters
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
             _print_device_list(printer, self.devices)
-            printer.print_string(f", axis = {self.axis.data}")
+            if self.is_mesh:
+                printer.print_string(
+                    f", mesh = {int_list_text(self.mesh_shape)}, axes = "
+                    f"{mesh_axes_text(self.mesh_axes)}"
+                )
+            else:
+                printer.print_string(f", axis = {self.axis_index}")
 
     def verify(self) -> None:
         _verify_device_list("#multi.shard", self.devices)
-        if self.axis.data < 0:
-            raise VerifyException(f"#multi.shard: axis must be >= 0, found {self.axis.data}")
+        axes = self.mesh_axes
+        if len(axes) == 1 and axes[0] is not None and axes[0] < 0:
+            raise VerifyException(f"#multi.shard: axis must be >= 0, found {axes[0]}")
+        problem = mesh_problem(self.num_devices, self.mesh_shape, self.mesh_axes)
+        if problem is not None:
+            raise VerifyException(f"#multi.shard: {problem}")
+
+
+class MeshNotSupported(VerifyException):
+    """A caller that handles one-axis shardings only met a device mesh (SPEC §1.1)."""
+
+    def __init__(self, shard: ShardAttr, who: str):
+        super().__init__(
+            f"{who} handles one-axis shardings only, found the device mesh "
+            f"mesh = {int_list_text(shard.mesh_shape)}, axes = {mesh_axes_text(shard.mesh_axes)}"
+        )
+
+
+def placement_on_mesh(
+    devices: Sequence[str], mesh: Sequence[int], axes: Sequence[MeshAxis]
+) -> OnAttr | ShardAttr:
+    """The encoding of a value on a mesh with `axes`: `#multi.on` when no mesh dim splits
+    anything (SPEC §1.1: a reduce over every split axis), else `#multi.shard`."""
+    if all(a is None for a in axes):
+        return OnAttr(devices)
+    return ShardAttr(devices, mesh=mesh, axes=axes)
 
 
 Placement = OnAttr | ShardAttr
@@ -311,30 +529,62 @@ class _UnaryMultiOp(IRDLOperation):
         return src, res
 
 
+def _shard_text(shard: ShardAttr) -> str:
+    """How a verifier message names a sharding: `axis 0`, or `mesh = [2, 2], axes = [0, 1]`."""
+    if not shard.is_mesh:
+        return f"axis {shard.axis_index}"
+    return f"mesh = {int_list_text(shard.mesh_shape)}, axes = {mesh_axes_text(shard.mesh_axes)}"
+
+
 @irdl_op_definition
 class MultiOp(_UnaryMultiOp):
-    """MULTI: per-device buffers that together form a tensor split along `axis`.
+    """MULTI: per-device buffers that together form a tensor split along `axis`, or over a
+    device mesh with `axes` (SPEC §1.1: the mesh is the one in the result's encoding).
 
     ```mlir
     %m = multi.multi %x axis 0 : tensor<4x4xf32, #multi.on<["CPU:0", "CPU:1"]>>
            -> tensor<8x4xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>
+    %g = multi.multi %y axes [0, 1] : tensor<4x3xf32, #multi.on<[4 devices]>>
+           -> tensor<8x6xf32, #multi.shard<[4 devices], mesh = [2, 2], axes = [0, 1]>>
     ```
-    tinygrad: `UOp(Ops.MULTI, src=(x,), arg=axis)`.
+    Where mesh dims are `none`, the devices along them hold the same block; the first of
+    them (coordinate 0 there) stands for it. tinygrad: `UOp(Ops.MULTI, src=(x,), arg=axis)`.
     """
 
     name = "multi.multi"
-    axis = prop_def(IntegerAttr[I64])
+    axis = opt_prop_def(IntegerAttr[I64])
+    axes = opt_prop_def(DenseArrayBase[I64])
+    """The mesh axes, `none` stored as -1 (`array<i64: 0, -1>` in the generic form)."""
 
-    def __init__(self, source: SSAValue, axis: int, result_type: Attribute):
-        super().__init__(
-            operands=[source],
-            result_types=[result_type],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
+    def __init__(
+        self, source: SSAValue, axis: int | Sequence[MeshAxis], result_type: Attribute
+    ):
+        """`axis`: one tensor axis, or the mesh axes (one entry per mesh dim; a single int
+        entry is the one-axis form)."""
+        if not isinstance(axis, int) and len(axis) == 1 and axis[0] is not None:
+            axis = axis[0]
+        if isinstance(axis, int):
+            properties: dict[str, Attribute] = {"axis": IntegerAttr(axis, i64)}
+        else:
+            values = [-1 if a is None else a for a in axis]
+            properties = {"axes": DenseArrayBase.from_list(i64, values)}
+        super().__init__(operands=[source], result_types=[result_type], properties=properties)
+
+    @property
+    def mesh_axes(self) -> tuple[MeshAxis, ...]:
+        """The op's axes: `(axis,)` for the one-axis form (the op must have verified)."""
+        if self.axes is not None:
+            return tuple(None if a == -1 else a for a in self.axes.get_values())
+        assert self.axis is not None
+        return (self.axis.value.data,)
 
     @classmethod
     def parse(cls, parser: Parser) -> MultiOp:
-        def axis() -> int:
+        def axis() -> int | list[MeshAxis]:
+            if parser.parse_optional_keyword("axes") is not None:
+                return parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, lambda: _parse_mesh_axis(parser)
+                )
             parser.parse_keyword("axis")
             return parse_i64(parser)
 
@@ -342,37 +592,85 @@ class MultiOp(_UnaryMultiOp):
         return form.finish(cls(form.resolve(parser), form.extra, form.out_type))
 
     def print(self, printer: Printer) -> None:
-        print_unary(printer, self, self.source, f" axis {self.axis.value.data}")
+        if self.axes is not None:
+            extra = f" axes {mesh_axes_text(self.mesh_axes)}"
+        else:
+            extra = f" axis {self.mesh_axes[0]}"
+        print_unary(printer, self, self.source, extra)
 
     @classmethod
     def infer_result_type(
-        cls, source: TensorType, axis: int, length: int | None = None
+        cls,
+        source: TensorType,
+        axis: int | Sequence[MeshAxis],
+        length: int | Sequence[int] | None = None,
+        mesh: Sequence[int] | None = None,
     ) -> TensorType:
         """The result type: `source` (placed on a tuple) as a `#multi.shard` on its devices
-        along `axis`. The logical `length` of that axis is the free choice (any L with
-        ceil(L / N) equal to the local length); None takes the even length N * local."""
+        along `axis`, or on the device `mesh` (the free choice; default one dim) with `axis`
+        the mesh axes. The logical length of a split axis is the free choice (any L whose
+        local length, SPEC §1.1, is the source's): `length` is that L for one axis, or the
+        whole logical shape; None takes the even lengths."""
         on = _expect_on(cls.name, "source", source)
+        axes: tuple[MeshAxis, ...] = (axis,) if isinstance(axis, int) else tuple(axis)
+        if mesh is None:
+            mesh = (on.num_devices,)
+            if len(axes) != 1:
+                raise VerifyException(
+                    f"{cls.name}: axes {mesh_axes_text(axes)} need the mesh shape (one dim per "
+                    "entry)"
+                )
+        problem = mesh_problem(on.num_devices, mesh, axes)
+        if problem is not None:
+            raise VerifyException(f"{cls.name}: {problem}")
         rank = len(source.get_shape())
-        if not 0 <= axis < rank:
-            raise VerifyException(f"{cls.name}: axis {axis} is out of range for rank {rank}")
-        local, n = source.get_shape()[axis], on.num_devices
+        for a in axes:
+            if a is not None and not 0 <= a < rank:
+                raise VerifyException(f"{cls.name}: axis {a} is out of range for rank {rank}")
+        shard = ShardAttr(on.devices, mesh=mesh, axes=axes)
+        local = source.get_shape()
         if length is None:
-            length = local * n
-        elif local_length(length, n) != local:
+            shape = [n * math.prod(shard.parts_of(i)) for i, n in enumerate(local)]
+        elif isinstance(length, int):
+            if len(shard.split_axes) != 1:
+                raise VerifyException(
+                    f"{cls.name}: one length {length} given for split axes "
+                    f"{list(shard.split_axes)}: give the logical shape"
+                )
+            shape = list(local)
+            shape[shard.split_axes[0]] = length
+        else:
+            shape = list(length)
+        if len(shape) != rank:
             raise VerifyException(
-                f"{cls.name}: local length {local} on axis {axis} does not fit logical "
-                f"length {length} over {plural(n, 'device')} (expected "
-                f"ceil({length}/{n}) = {local_length(length, n)})"
+                f"{cls.name}: result rank {len(shape)} differs from source rank {rank}"
             )
-        shape = list(source.get_shape())
-        shape[axis] = length
-        return shard_type(source.element_type, shape, on.device_names, axis)
+        for i, (s, big) in enumerate(zip(local, shape, strict=True)):
+            parts = shard.parts_of(i)
+            if not parts and s != big:
+                raise VerifyException(
+                    f"{cls.name}: dimension {i} is {big} in the result but {s} in the source"
+                )
+            if parts and split_local_length(big, parts) != s:
+                n = math.prod(parts)
+                how = f"ceil({big}/{n})" if len(parts) == 1 else f"split by {list(parts)}"
+                raise VerifyException(
+                    f"{cls.name}: local length {s} on axis {i} does not fit logical "
+                    f"length {big} over {plural(n, 'device')} (expected "
+                    f"{how} = {split_local_length(big, parts)})"
+                )
+        return TensorType(source.element_type, shape, shard)
 
     def verify_(self) -> None:
         src, res = self._types()
-        axis = self.axis.value.data
-        on = placement_of(self.infer_result_type(src, axis))
-        assert isinstance(on, ShardAttr)
+        if (self.axis is None) == (self.axes is None):
+            raise VerifyException(f"{self.name}: needs exactly one of axis or axes")
+        axes = self.mesh_axes
+        on = _expect_on(self.name, "source", src)
+        rank = len(src.get_shape())
+        for a in axes:
+            if a is not None and not 0 <= a < rank:
+                raise VerifyException(f"{self.name}: axis {a} is out of range for rank {rank}")
         shard = placement_of(res)
         if not isinstance(shard, ShardAttr):
             raise VerifyException(f"{self.name}: result must be #multi.shard, found {res}")
@@ -381,22 +679,13 @@ class MultiOp(_UnaryMultiOp):
                 f"{self.name}: result devices {string_list(shard.device_names)} differ from "
                 f"source devices {string_list(on.device_names)}"
             )
-        if shard.axis_index != axis:
+        if shard.mesh_axes != axes:
+            op_axes = f"axis is {axes[0]}" if self.axes is None else f"axes are {mesh_axes_text(axes)}"
             raise VerifyException(
-                f"{self.name}: result is sharded on axis {shard.axis_index}, op axis is {axis}"
+                f"{self.name}: result is sharded on {_shard_text(shard)}, op {op_axes}"
             )
         _same_element_type(self.name, src, res)
-        local, logical = src.get_shape(), res.get_shape()
-        if len(local) != len(logical):
-            raise VerifyException(
-                f"{self.name}: result rank {len(logical)} differs from source rank {len(local)}"
-            )
-        for i, (s, big) in enumerate(zip(local, logical, strict=True)):
-            if i != axis and s != big:
-                raise VerifyException(
-                    f"{self.name}: dimension {i} is {big} in the result but {s} in the source"
-                )
-        self.infer_result_type(src, axis, logical[axis])
+        self.infer_result_type(src, axes, res.get_shape(), shard.mesh_shape)
 
 
 @irdl_op_definition
@@ -425,13 +714,14 @@ class LocalOp(_UnaryMultiOp):
         if not isinstance(shard, ShardAttr):
             raise VerifyException(f"{cls.name}: source must be #multi.shard, found {source}")
         logical = source.get_shape()
-        axis, n = shard.axis_index, shard.num_devices
-        if axis >= len(logical):
-            raise VerifyException(
-                f"{cls.name}: source shard axis {axis} is out of range for rank {len(logical)}"
-            )
-        local = list(logical)
-        local[axis] = local_length(logical[axis], n)
+        problem = shard.rank_error(len(logical))
+        if problem is not None:
+            if not shard.is_mesh:
+                problem = (
+                    f"source shard axis {shard.axis_index} is out of range for rank {len(logical)}"
+                )
+            raise VerifyException(f"{cls.name}: {problem}")
+        local = shard.local_shape(logical)
         return TensorType(source.element_type, local, OnAttr(shard.device_names))
 
     def verify_(self) -> None:
@@ -452,13 +742,19 @@ class LocalOp(_UnaryMultiOp):
             )
         _same_element_type(self.name, src, res)
         logical, local = src.get_shape(), res.get_shape()
-        axis, n = shard.axis_index, shard.num_devices
         want = list(want_t.get_shape())
         if list(local) != want:
+            if shard.is_mesh:
+                how = f"sharded on {_shard_text(shard)} (the ceil lengths of SPEC §1.1)"
+            else:
+                axis, n = shard.axis_index, shard.num_devices
+                how = (
+                    f"sharded on axis {axis} over {plural(n, 'device')} "
+                    f"(ceil({logical[axis]}/{n}) = {want[axis]} rows)"
+                )
             raise VerifyException(
                 f"{self.name}: result shape {list(local)} is not the local shape {want} of "
-                f"{list(logical)} sharded on axis {axis} over {plural(n, 'device')} "
-                f"(ceil({logical[axis]}/{n}) = {want[axis]} rows)"
+                f"{list(logical)} {how}"
             )
 
 
@@ -671,7 +967,11 @@ class CopyOp(_UnaryMultiOp):
     def _checked_destination(cls, res: TensorType) -> TensorType:
         res = expect_tensor(cls.name, "result", res)
         dst = _expect_placed(cls.name, "result", res)
-        if isinstance(dst, ShardAttr) and not dst.axis_index < len(res.get_shape()):
+        if isinstance(dst, ShardAttr) and dst.rank_error(len(res.get_shape())) is not None:
+            if dst.is_mesh:
+                raise VerifyException(
+                    f"{cls.name}: result {dst.rank_error(len(res.get_shape()))}: {res}"
+                )
             raise VerifyException(
                 f"{cls.name}: result shard axis {dst.axis_index} is out of range for rank "
                 f"{len(res.get_shape())}"
@@ -876,9 +1176,9 @@ def _placement_problem(attr: Attribute, listed: tuple[str, ...] | None, ok: set[
             # Only the encoding can hold a placement: the shape and element type are skipped.
             enc = a.encoding
             if isinstance(enc, ShardAttr):
-                axis, rank = enc.axis_index, len(a.get_shape())
-                if not axis < rank:
-                    return f"{a} is sharded on axis {axis}, out of range for rank {rank}"
+                problem = enc.rank_error(len(a.get_shape()))
+                if problem is not None:
+                    return f"{a} {problem}"
             if not isinstance(enc, NoneAttr):
                 stack.append((enc, a))
             continue

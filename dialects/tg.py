@@ -44,11 +44,11 @@ from xdsl.utils.str_enum import StrEnum
 
 from xdsl_multi.dialects.element_types import is_bool, is_int
 from xdsl_multi.dialects.multi import (
-    OnAttr,
     ReduceKind,
     ShardAttr,
     parse_reduce_kind,
     placement_of,
+    placement_on_mesh,
     reduce_kind_of,
     shard_bounds,
 )
@@ -137,6 +137,27 @@ def reshape_shard_axis(old: Sequence[int], new: Sequence[int], axis: int) -> int
     return found
 
 
+def _reshape_mesh(
+    op_name: str, shard: ShardAttr, old: Sequence[int], new: Sequence[int]
+) -> ShardAttr:
+    """The encoding of a mesh-sharded value reshaped from `old` to `new`: each split axis a
+    moves to its new axis a' (`reshape_shard_axis`), which must keep its length (SPEC §3 per
+    split axis; the even-split regrouping of one axis is not extended to meshes)."""
+    moved: dict[int, int] = {}
+    for a in shard.split_axes:
+        a2 = reshape_shard_axis(old, new, a)
+        if a2 is None or new[a2] != old[a] or a2 in moved.values():
+            raise VerifyException(
+                f"{op_name}: reshape {list(old)} -> {list(new)} of a value split on axis {a} "
+                f"by mesh dims {list(shard.dims_of(a))} must keep that axis whole: no axis of "
+                f"length {old[a]} starts after {plural(math.prod(old[:a]), 'element')} in "
+                f"{list(new)}"
+            )
+        moved[a] = a2
+    axes = [None if a is None else moved[a] for a in shard.mesh_axes]
+    return ShardAttr(shard.devices, mesh=shard.mesh_shape, axes=axes)
+
+
 @irdl_op_definition
 class ReshapeOp(_UnaryTgOp):
     """RESHAPE: the same elements with a new shape.
@@ -173,6 +194,8 @@ class ReshapeOp(_UnaryTgOp):
         shard = placement_of(source)
         if not isinstance(shard, ShardAttr):
             return TensorType(source.element_type, new, source.encoding)
+        if shard.is_mesh:
+            return TensorType(source.element_type, new, _reshape_mesh(cls.name, shard, old, new))
         a, n = shard.axis_index, shard.num_devices
         a2 = reshape_shard_axis(old, new, a)
         if a2 is None:
@@ -242,7 +265,8 @@ class PermuteOp(_UnaryTgOp):
         encoding: Attribute = source.encoding
         shard = placement_of(source)
         if isinstance(shard, ShardAttr):
-            encoding = ShardAttr(shard.devices, list(order).index(shard.axis_index))
+            axes = [None if a is None else list(order).index(a) for a in shard.mesh_axes]
+            encoding = ShardAttr(shard.devices, mesh=shard.mesh_shape, axes=axes)
         return TensorType(source.element_type, [shape[i] for i in order], encoding)
 
     def verify_(self) -> None:
@@ -294,11 +318,11 @@ class ExpandOp(_UnaryTgOp):
                 )
         shard = placement_of(source)
         if isinstance(shard, ShardAttr):
-            a = shard.axis_index
-            if old[a] != new[a]:
-                raise VerifyException(
-                    f"{cls.name}: cannot expand the shard axis {a} from {old[a]} to {new[a]}"
-                )
+            for a in shard.split_axes:
+                if old[a] != new[a]:
+                    raise VerifyException(
+                        f"{cls.name}: cannot expand the shard axis {a} from {old[a]} to {new[a]}"
+                    )
         return TensorType(source.element_type, new, source.encoding)
 
     def verify_(self) -> None:
@@ -582,16 +606,16 @@ class PadOp(_BoundsOp):
                 )
         shard = placement_of(source)
         if isinstance(shard, ShardAttr):
-            a = shard.axis_index
-            lo, hi = bounds[a]
-            if not (isinstance(lo, int) and isinstance(hi, int)):
-                raise VerifyException(
-                    f"{cls.name}: bounds on the shard axis {a} must be static"
-                )
-            if (lo, hi) != (0, 0):
-                raise VerifyException(
-                    f"{cls.name}: cannot pad the shard axis {a} (padding [{lo}, {hi}])"
-                )
+            for a in shard.split_axes:
+                lo, hi = bounds[a]
+                if not (isinstance(lo, int) and isinstance(hi, int)):
+                    raise VerifyException(
+                        f"{cls.name}: bounds on the shard axis {a} must be static"
+                    )
+                if (lo, hi) != (0, 0):
+                    raise VerifyException(
+                        f"{cls.name}: cannot pad the shard axis {a} (padding [{lo}, {hi}])"
+                    )
         return TensorType(source.element_type, new, source.encoding)
 
     def verify_(self) -> None:
@@ -618,6 +642,17 @@ def pad_value_attr(fill: float | bool, element_type: Attribute) -> Attribute | N
     if isinstance(fill, bool):
         return None
     return FloatAttr(float(fill), element_type)  # type: ignore[arg-type]
+
+
+def _axis_blocks(shard: ShardAttr, shape: Sequence[int], axis: int) -> list[tuple[int, int]]:
+    """The distinct row ranges of tensor `axis` that the devices of `shard` hold, in device
+    order (one per shard for a one-axis sharding)."""
+    out: list[tuple[int, int]] = []
+    for k in range(shard.num_devices):
+        b = shard.block(shape, k)[axis]
+        if b not in out:
+            out.append(b)
+    return out
 
 
 @irdl_op_definition
@@ -657,7 +692,7 @@ class ShrinkOp(_BoundsOp):
         position; None when the axis is kept whole or the operand is not sharded."""
         src = self.source.type
         shard = placement_of(src)
-        if not isinstance(shard, ShardAttr) or not isinstance(src, TensorType):
+        if not isinstance(shard, ShardAttr) or not isinstance(src, TensorType) or shard.is_mesh:
             return None
         a = shard.axis_index
         lo, hi = self.bounds[a]
@@ -710,19 +745,24 @@ class ShrinkOp(_BoundsOp):
         shard = placement_of(source)
         if not isinstance(shard, ShardAttr):
             return TensorType(source.element_type, new, source.encoding)
-        a, n = shard.axis_index, shard.num_devices
-        lo, hi = bounds[a]
-        if not (isinstance(lo, int) and isinstance(hi, int)):
-            raise VerifyException(f"{cls.name}: bounds on the shard axis {a} must be static")
-        if (lo, hi) == (0, old[a]):
-            return TensorType(source.element_type, new, source.encoding)
-        owned = [shard_bounds(old[a], n, k) for k in range(n)]
-        if (lo, hi) not in [b for b in owned if b[1] > b[0]]:
-            raise VerifyException(
-                f"{cls.name}: shrink [{lo}, {hi}] on the shard axis {a} must keep the whole "
-                f"axis [0, {old[a]}] or exactly one non-empty shard of {pairs_text(owned)}"
-            )
-        return TensorType(source.element_type, new, OnAttr(shard.devices))
+        axes = list(shard.mesh_axes)
+        for a in shard.split_axes:
+            lo, hi = bounds[a]
+            if not (isinstance(lo, int) and isinstance(hi, int)):
+                raise VerifyException(f"{cls.name}: bounds on the shard axis {a} must be static")
+            if (lo, hi) == (0, old[a]):
+                continue
+            owned = _axis_blocks(shard, old, a)
+            if (lo, hi) not in [b for b in owned if b[1] > b[0]]:
+                raise VerifyException(
+                    f"{cls.name}: shrink [{lo}, {hi}] on the shard axis {a} must keep the whole "
+                    f"axis [0, {old[a]}] or exactly one non-empty shard of {pairs_text(owned)}"
+                )
+            # One block of axis a on every device: its mesh dims now replicate it.
+            axes = [None if x == a else x for x in axes]
+        return TensorType(
+            source.element_type, new, placement_on_mesh(shard.device_names, shard.mesh_shape, axes)
+        )
 
     def verify_(self) -> None:
         src, res = self._types()
@@ -770,8 +810,10 @@ class FlipOp(_UnaryTgOp):
         """The result type: the operand's; the shard axis cannot be flipped."""
         _check_axes(cls.name, axes, len(source.get_shape()))
         shard = placement_of(source)
-        if isinstance(shard, ShardAttr) and shard.axis_index in axes:
-            raise VerifyException(f"{cls.name}: cannot flip the shard axis {shard.axis_index}")
+        if isinstance(shard, ShardAttr):
+            for a in shard.split_axes:
+                if a in axes:
+                    raise VerifyException(f"{cls.name}: cannot flip the shard axis {a}")
         return source
 
     def verify_(self) -> None:
@@ -847,8 +889,10 @@ class ReduceOp(_UnaryTgOp):
         _check_axes(cls.name, axes, len(shape))
         encoding: Attribute = source.encoding
         shard = placement_of(source)
-        if isinstance(shard, ShardAttr) and shard.axis_index in axes:
-            encoding = OnAttr(shard.devices)
+        if isinstance(shard, ShardAttr) and any(a in axes for a in shard.split_axes):
+            # Reduced split axes: their mesh dims hold partial results, allreduced (SPEC §1.1).
+            kept = [None if a in axes else a for a in shard.mesh_axes]
+            encoding = placement_on_mesh(shard.device_names, shard.mesh_shape, kept)
         want = [1 if i in axes else d for i, d in enumerate(shape)]
         return TensorType(source.element_type, want, encoding)
 

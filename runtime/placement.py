@@ -26,9 +26,7 @@ from xdsl_multi.dialects.element_types import element_type_of, is_bf16
 from xdsl_multi.dialects.multi import (
     OnAttr,
     ShardAttr,
-    local_length,
     placement_of,
-    shard_bounds,
 )
 from xdsl_multi.runtime.values import (
     InterpreterError,
@@ -147,7 +145,7 @@ def random_inputs(signature: FunctionType, seed: int) -> list[np.ndarray]:
 def local_part(t: Attribute, x: np.ndarray, d: int, devices: Sequence[str]) -> np.ndarray:
     """Device d's local argument for the logical array `x` of type `t`.
 
-    shard: its rows [lo_k, hi_k) zero-padded to s = ceil(L / N) rows (zeros off the list);
+    shard: its block (SPEC §1.1 bounds) zero-padded to the local (ceil) shape (zeros off the list);
     on many devices: its slice of the device axis (zeros off the list); on one device: the
     array there, zeros elsewhere; unplaced: the array everywhere."""
     enc = placement_of(t)
@@ -156,17 +154,12 @@ def local_part(t: Attribute, x: np.ndarray, d: int, devices: Sequence[str]) -> n
         return x
     assert isinstance(t, TensorType)
     if isinstance(enc, ShardAttr):
-        axis, n = enc.axis_index, enc.num_devices
-        length = x.shape[axis]
-        s = local_length(length, n)
-        local_shape = list(x.shape)
-        local_shape[axis] = s
-        out = np.zeros(local_shape, x.dtype)
+        out = np.zeros(enc.local_shape(x.shape), x.dtype)
         if name in enc.device_names:
-            lo, hi = shard_bounds(length, n, enc.device_names.index(name))
-            index = (slice(None),) * axis + (slice(lo, hi),)
-            dest = (slice(None),) * axis + (slice(0, hi - lo),)
-            out[dest] = x[index]
+            block = enc.block(x.shape, enc.device_names.index(name))
+            out[tuple(slice(0, hi - lo) for lo, hi in block)] = x[
+                tuple(slice(lo, hi) for lo, hi in block)
+            ]
         return out
     if name not in enc.device_names:
         return np.zeros(tuple(t.get_shape()), x.dtype)
@@ -184,14 +177,16 @@ def from_local_parts(
         return parts[0]
     assert isinstance(t, TensorType)
     if isinstance(enc, ShardAttr):
-        axis, n = enc.axis_index, enc.num_devices
-        length = t.get_shape()[axis]
-        pieces = []
+        shape = tuple(t.get_shape())
+        out = np.zeros(shape, parts[0].dtype)
         for k, name in enumerate(enc.device_names):
-            lo, hi = shard_bounds(length, n, k)
-            local = parts[device_number(devices, name)]
-            pieces.append(local[(slice(None),) * axis + (slice(0, hi - lo),)])
-        return np.concatenate(pieces, axis=axis)
+            if enc.is_first_replica(k):
+                block = enc.block(shape, k)
+                local = parts[device_number(devices, name)]
+                out[tuple(slice(lo, hi) for lo, hi in block)] = local[
+                    tuple(slice(0, hi - lo) for lo, hi in block)
+                ]
+        return out
     buffers = [parts[device_number(devices, name)] for name in enc.device_names]
     return buffers[0] if enc.num_devices == 1 else np.stack(buffers)
 

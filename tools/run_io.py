@@ -122,9 +122,30 @@ def _bar(length: int, lo: int, hi: int) -> str:
     return "|" + "".join(cells) + "|"
 
 
+def _mesh_picture(
+    label: str, t: TensorType, enc: ShardAttr, devices: Sequence[str], name_width: int
+) -> list[str]:
+    """Each device's mesh coordinates and block (SPEC §1.1) of a mesh-sharded value."""
+    shape = t.get_shape()
+    mesh = "x".join(str(m) for m in enc.mesh_shape)
+    axes = ", ".join("none" if a is None else str(a) for a in enc.mesh_axes)
+    local = "x".join(str(n) for n in enc.local_shape(shape))
+    lines = [f"{label}: {t}", f"  on a {mesh} device mesh, axes [{axes}], buffers {local}"]
+    for d in devices:
+        if d not in enc.device_names:
+            lines.append(f"  {d:<{name_width}}  -")
+            continue
+        k = enc.device_names.index(d)
+        block = " x ".join(f"[{lo}, {hi})" for lo, hi in enc.block(shape, k))
+        lines.append(f"  {d:<{name_width}}  mesh {list(enc.coords(k))}  {block}")
+    return lines
+
+
 def sharding_picture(label: str, t: Attribute, devices: Sequence[str], level: Level) -> list[str]:
     enc = placement_of(t)
     name_width = max((len(d) for d in devices), default=0)
+    if isinstance(enc, ShardAttr) and enc.is_mesh and isinstance(t, TensorType):
+        return _mesh_picture(label, t, enc, devices, name_width)
     if isinstance(enc, ShardAttr) and isinstance(t, TensorType):
         axis, n = enc.axis_index, enc.num_devices
         length = t.get_shape()[axis]

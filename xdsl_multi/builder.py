@@ -43,6 +43,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl_multi.dialects import multi, tg
 from xdsl_multi.dialects.multi import (
     DEVICES_ATTR,
+    MeshAxis,
     OnAttr,
     ReduceKind,
     ShardAttr,
@@ -60,9 +61,19 @@ def on(devices: Sequence[str]) -> OnAttr:
     return OnAttr(list(devices))
 
 
-def shard(devices: Sequence[str], axis: int) -> ShardAttr:
-    """`#multi.shard<[devices], axis = axis>`: the logical tensor split along `axis`."""
-    return ShardAttr(list(devices), axis)
+def shard(
+    devices: Sequence[str],
+    axis: int | None = None,
+    *,
+    mesh: Sequence[int] | None = None,
+    axes: Sequence[MeshAxis] | None = None,
+) -> ShardAttr:
+    """`#multi.shard<[devices], axis = axis>`: the logical tensor split along `axis`; or
+    `#multi.shard<[devices], mesh = [...], axes = [...]>` over a device mesh (SPEC §1.1, None in
+    `axes` for `none`). An encoding that breaks §1.1's rules raises the verifier's message."""
+    attr = ShardAttr(list(devices), axis, mesh=mesh, axes=axes)
+    attr.verify()
+    return attr
 
 
 def tensor(
@@ -183,10 +194,17 @@ class Builder:
     # multi (SPEC §2)
     # ---------------------------------------------------------------------------------------
 
-    def multi(self, x: SSAValue, axis: int, length: int | None = None) -> SSAValue:
-        """`multi.multi`: per-device buffers as one tensor split along `axis` (`length`: the
-        logical length, default devices * local length)."""
-        t = multi.MultiOp.infer_result_type(_tensor(multi.MultiOp.name, x), axis, length)
+    def multi(
+        self,
+        x: SSAValue,
+        axis: int | Sequence[MeshAxis],
+        length: int | Sequence[int] | None = None,
+        mesh: Sequence[int] | None = None,
+    ) -> SSAValue:
+        """`multi.multi`: per-device buffers as one tensor split along `axis`, or over the
+        device `mesh` with `axis` its axes (`multi.multi %x axes [...]`). `length`: the logical
+        length of the one split axis, or the logical shape; default the even lengths."""
+        t = multi.MultiOp.infer_result_type(_tensor(multi.MultiOp.name, x), axis, length, mesh)
         return self._insert(multi.MultiOp(x, axis, t))
 
     def mselect(self, x: SSAValue, index: int) -> SSAValue:

@@ -13,6 +13,7 @@ buffer independently ("lifting"); multi ops see the placed values themselves.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,7 @@ from xdsl.traits import SymbolTable
 
 from xdsl_multi.dialects.devidx import DEVICE_ATTR
 from xdsl_multi.dialects.element_types import is_bf16
-from xdsl_multi.dialects.multi import KERNEL_OF_ATTR, OnAttr, ShardAttr, placement_of, shard_bounds
+from xdsl_multi.dialects.multi import KERNEL_OF_ATTR, OnAttr, ShardAttr, placement_of
 from xdsl_multi.runtime.values import (
     Buffer,
     InterpreterError,
@@ -323,10 +324,11 @@ class Machine:
         if isinstance(enc, OnAttr) and buffer is not None:
             self.stats.record_compute(self._number(enc.device_names[buffer]), elements)
         elif isinstance(enc, ShardAttr) and isinstance(t, TensorType):
-            length = t.get_shape()[enc.axis_index]
+            shape = t.get_shape()
+            total = math.prod(shape)
             for k, name in enumerate(enc.device_names):
-                lo, hi = shard_bounds(length, enc.num_devices, k)
-                share = elements * (hi - lo) // length if length else 0
+                block = math.prod(hi - lo for lo, hi in enc.block(shape, k))
+                share = elements * block // total if total else 0
                 self.stats.record_compute(self._number(name), share)
         else:
             self.stats.record_compute(0, elements)

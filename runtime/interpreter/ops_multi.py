@@ -7,6 +7,7 @@ they deliver is stored (Invalid -> 0).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import reduce
 
 import numpy as np
@@ -14,7 +15,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation
 
 from xdsl_multi.dialects import multi
-from xdsl_multi.dialects.multi import CopyKind, OnAttr, ShardAttr, placement_of, shard_bounds
+from xdsl_multi.dialects.multi import CopyKind, OnAttr, ShardAttr, placement_of
 from xdsl_multi.runtime.interpreter import numerics as nx
 from xdsl_multi.runtime.interpreter.machine import Handler, Machine
 from xdsl_multi.runtime.values import Lanes, OnValue, Value, op_error, store
@@ -26,57 +27,68 @@ def _on(op: Operation, v: Value) -> OnValue:
     return v
 
 
-def _shard_of(op: Operation, t: Attribute) -> tuple[ShardAttr, int]:
-    """The shard encoding of `t` and the logical length of its shard axis."""
+def _shard_of(op: Operation, t: Attribute) -> tuple[ShardAttr, tuple[int, ...]]:
+    """The shard encoding of `t` and its logical shape."""
     enc = placement_of(t)
     if not isinstance(enc, ShardAttr) or not isinstance(t, TensorType):
         raise op_error(op, f"expected a #multi.shard type, found {t}")
-    return enc, t.get_shape()[enc.axis_index]
+    return enc, tuple(t.get_shape())
 
 
-def concat_lanes(parts: list[Lanes], axis: int) -> Lanes:
-    data = np.concatenate([p.data for p in parts], axis=axis)
-    if all(p.valid is None for p in parts):
-        return Lanes(data)
-    return Lanes.of(data, np.concatenate([p.mask() for p in parts], axis=axis))
+def _slices(block: tuple[tuple[int, int], ...]) -> tuple[slice, ...]:
+    return tuple(slice(lo, hi) for lo, hi in block)
 
 
-def take_rows(x: Lanes, axis: int, lo: int, hi: int) -> Lanes:
-    index = (slice(None),) * axis + (slice(lo, hi),)
-    return x.map(lambda a: a[index])
+def _sizes(block: tuple[tuple[int, int], ...]) -> tuple[slice, ...]:
+    """The leading part of a local buffer that holds `block` (the rest is padding)."""
+    return tuple(slice(0, hi - lo) for lo, hi in block)
+
+
+def assemble(
+    shard: ShardAttr, shape: tuple[int, ...], piece: Callable[[int, tuple[slice, ...]], Lanes]
+) -> Lanes:
+    """The logical value of `shape` from each device's block (SPEC §1.1 bounds): `piece(k,
+    slices)` is the block of the device at position k, where `slices` are its rows of the
+    logical value. Where mesh dims replicate (`none`), the first replica's block is taken."""
+    blocks = [(k, shard.block(shape, k)) for k in range(shard.num_devices)]
+    parts = [(_slices(b), piece(k, _slices(b))) for k, b in blocks if shard.is_first_replica(k)]
+    dtype = parts[0][1].data.dtype
+    data = np.zeros(shape, dtype)
+    valid = np.ones(shape, bool)
+    for where, lanes in parts:
+        data[where] = lanes.data
+        valid[where] = lanes.mask()
+    return Lanes.of(data, valid)
 
 
 def multi_op(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
-    """MULTI: device k's buffer contributes its first hi_k - lo_k rows (the rest is padding)."""
+    """MULTI: device k's buffer contributes its leading block (the rest is padding)."""
     src = _on(op, args[0])
-    shard, length = _shard_of(op, op.results[0].type)
-    n, axis = shard.num_devices, shard.axis_index
-    pieces = []
-    for k, buf in enumerate(src.buffers):
-        lo, hi = shard_bounds(length, n, k)
-        pieces.append(take_rows(buf, axis, 0, hi - lo))
-    return [concat_lanes(pieces, axis)]
+    shard, shape = _shard_of(op, op.results[0].type)
+
+    def piece(k: int, where: tuple[slice, ...]) -> Lanes:
+        lead = tuple(slice(0, s.stop - s.start) for s in where)
+        return src.buffers[k].map(lambda a: a[lead])
+
+    return [assemble(shard, shape, piece)]
 
 
 def local(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
-    """The inverse of MULTI: device k's buffer is its rows [lo_k, hi_k) of the logical value,
-    then Invalid rows up to the local length s."""
+    """The inverse of MULTI: device k's buffer is its block of the logical value, then Invalid
+    lanes up to the local (ceil) shape."""
     value = args[0]
     if not isinstance(value, Lanes):
         raise op_error(op, f"expected a #multi.shard value, found {type(value).__name__}")
-    shard, length = _shard_of(op, op.operands[0].type)
-    n, axis = shard.num_devices, shard.axis_index
-    s = multi.local_length(length, n)
+    shard, shape = _shard_of(op, op.operands[0].type)
+    local_shape = shard.local_shape(shape)
     buffers = []
-    for k in range(n):
-        lo, hi = shard_bounds(length, n, k)
-        own = take_rows(value, axis, lo, hi)
-        pad_shape = list(value.shape)
-        pad_shape[axis] = s - (hi - lo)
-        padding = Lanes.of(
-            np.zeros(pad_shape, value.data.dtype), np.zeros(pad_shape, dtype=bool)
-        )
-        buffers.append(concat_lanes([own, padding], axis))
+    for k in range(shard.num_devices):
+        block = shard.block(shape, k)
+        data = np.zeros(local_shape, value.data.dtype)
+        valid = np.zeros(local_shape, bool)
+        data[_sizes(block)] = value.data[_slices(block)]
+        valid[_sizes(block)] = value.mask()[_slices(block)]
+        buffers.append(Lanes.of(data, valid))
     return [OnValue(tuple(buffers))]
 
 
@@ -108,13 +120,9 @@ def copy(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     if kind is CopyKind.PERMUTE:
         return [OnValue(tuple(store(b) for b in _on(op, args[0]).buffers))]
     if kind is CopyKind.KEEP_SLICE:
-        shard, length = _shard_of(op, dst_t)
-        n, axis = shard.num_devices, shard.axis_index
-        own = [
-            take_rows(store(buf), axis, *shard_bounds(length, n, k))
-            for k, buf in enumerate(_on(op, args[0]).buffers)
-        ]
-        return [concat_lanes(own, axis)]
+        shard, shape = _shard_of(op, dst_t)
+        buffers = _on(op, args[0]).buffers
+        return [assemble(shard, shape, lambda k, where: store(buffers[k]).map(lambda a: a[where]))]
     value = store(logical_source(op, args[0]))
     if kind is CopyKind.SCATTER:
         return [value]

@@ -53,6 +53,7 @@ from xdsl.utils.exceptions import PassFailedException
 from xdsl_multi.dialects.multi import (
     DEVICES_ATTR,
     SIGNATURE_ATTR,
+    ShardAttr,
     placement_of,
     program_devices,
 )
@@ -207,6 +208,8 @@ class KnownDevices:
         if id(t) in self.checked:
             return
         enc = placement_of(t)
+        if isinstance(enc, ShardAttr) and enc.is_mesh:
+            fail_at(op, f"device meshes are not lowered yet (SPEC §1.1), found {t}")
         if enc is not None:
             unknown = [n for n in enc.device_names if n not in self.known]
             if unknown:
