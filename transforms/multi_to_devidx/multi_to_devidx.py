@@ -213,7 +213,9 @@ class KnownDevices:
         if enc is not None:
             unknown = [n for n in enc.device_names if n not in self.known]
             if unknown:
-                fail_at(op, f"devices {unknown} are not in the module's multi.devices {self.devices}")
+                fail_at(
+                    op, f"devices {unknown} are not in the module's multi.devices {self.devices}"
+                )
         self.checked.add(id(t))
 
 
