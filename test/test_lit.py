@@ -102,3 +102,13 @@ def test_lit(lit_test: str, lit_results: dict[str, LitResult]) -> None:
 def test_lit_discovers_tests() -> None:
     """An empty list would make the lit tests pass vacuously."""
     assert any(name.startswith("tools/") for name in LIT_TESTS), LIT_TESTS
+
+
+def test_lit_tests_share_one_worker(request: pytest.FixtureRequest) -> None:
+    """Under pytest-xdist with `--dist loadgroup` the lit group must really be one group: two
+    lit runs at once share test/lit's Output folders, and one's `rm -f %t.out.mlir` deletes
+    the other's file (tools/output-file.mlir failed that way with pytest 9.2, whose node ids
+    pytest-xdist 3.8 can no longer tag with the group; pyproject.toml pins pytest below it)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not request.config.getvalue("loadgroup"):
+        pytest.skip("not under pytest-xdist --dist loadgroup")
+    assert request.node.nodeid.endswith("@lit"), request.node.nodeid
