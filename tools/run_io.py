@@ -19,6 +19,7 @@ from xdsl_multi.dialects.multi import (
     placement_of,
     program_devices,
     shard_bounds,
+    split_bounds,
 )
 from xdsl_multi.levels import Level
 from xdsl_multi.runtime.interpreter.interpreter import InterpreterError, random_inputs
@@ -141,7 +142,186 @@ def _mesh_picture(
     return lines
 
 
+# The grid (like jax.debug.visualize_array_sharding): one box per block, sized by its extent.
+GRID_WIDTH = 60  # characters of the cells in a row of the grid, borders not counted
+GRID_LINES_PER_ROW = 3  # lines of the cells in a column of the grid, per row of cells
+EMPTY_LABEL = "(empty)"
+
+
+def proportional_sizes(extents: Sequence[int], budget: int, minimums: Sequence[int]) -> list[int]:
+    """Integer sizes that share `budget` in proportion to `extents`, none below its minimum: a
+    cell whose share is below its minimum (an empty block's share is 0) gets the minimum and
+    the rest is shared again by the others; the fractions left go to the largest remainders
+    (the first on a tie). The sizes exceed `budget` only when the minimums do."""
+    sizes = list(minimums)
+    free = list(range(len(extents)))
+    remaining = budget
+    while free:
+        total = sum(extents[i] for i in free)
+        if total == 0:
+            break
+        ideal = {i: remaining * extents[i] / total for i in free}
+        clamped = [i for i in free if ideal[i] < minimums[i]]
+        if clamped:
+            remaining -= sum(minimums[i] for i in clamped)
+            free = [i for i in free if i not in clamped]
+            continue
+        for i in free:
+            sizes[i] = int(ideal[i])
+        left = remaining - sum(sizes[i] for i in free)
+        by_fraction = sorted(free, key=lambda i: (-(ideal[i] - sizes[i]), i))
+        for i in by_fraction[:left]:
+            sizes[i] += 1
+        break
+    return sizes
+
+
+def _axis_blocks(enc: ShardAttr, axis: int | None) -> list[tuple[int, ...]]:
+    """The blocks along a drawn tensor `axis`, in order: the mesh coordinates of the mesh dims
+    that split it (major first); one block (no coordinates) where it is not split or not drawn."""
+    if axis is None:
+        return [()]
+    blocks: list[tuple[int, ...]] = [()]
+    for p in enc.parts_of(axis):
+        blocks = [(*b, c) for b in blocks for c in range(p)]
+    return blocks
+
+
+def _extent(enc: ShardAttr, shape: Sequence[int], axis: int | None, coords: tuple[int, ...]) -> int:
+    if axis is None:
+        return 1
+    lo, hi = split_bounds(shape[axis], enc.parts_of(axis), coords)
+    return hi - lo
+
+
+def _drawn_axes(enc: ShardAttr | OnAttr, rank: int) -> tuple[int | None, int | None]:
+    """The tensor axes drawn down and across: a rank-2 value's axes 0 and 1; otherwise the first
+    two split axes (in axis order), one split axis across, no axis for an unsplit value."""
+    if rank == 2:
+        return 0, 1
+    split = sorted(enc.split_axes) if isinstance(enc, ShardAttr) else []
+    if len(split) >= 2:
+        return split[0], split[1]
+    return None, (split[0] if split else None)
+
+
+def _wrap(words: Sequence[str], width: int) -> list[str]:
+    """`words` in lines of at most `width` characters (a longer word gets a line of its own)."""
+    lines: list[str] = []
+    for w in words:
+        if lines and len(lines[-1]) + 1 + len(w) <= width:
+            lines[-1] += " " + w
+        else:
+            lines.append(w)
+    return lines
+
+
+def _axes_line(
+    shape: Sequence[int], down: int | None, across: int | None, hidden: Sequence[int]
+) -> str:
+    """`grid: ...`: which tensor axes the grid draws, which are whole in every cell, and which
+    are split but not drawn (`hidden`: a cell then lists the devices of all its blocks)."""
+
+    def named(axis: int, unit: str) -> str:
+        return f"axis {axis} ({shape[axis]} {unit}{'s' if shape[axis] != 1 else ''})"
+
+    drawn = []
+    if down is not None:
+        drawn.append(f"{named(down, 'row')} down")
+    if across is not None:
+        drawn.append(f"{named(across, 'column' if down is not None else 'row')} across")
+    text = "grid: " + (", ".join(drawn) if drawn else "one cell")
+    whole = [i for i in range(len(shape)) if i not in (down, across, *hidden)]
+    for axes, what in ((whole, "whole"), (hidden, "split, not drawn: a cell lists its blocks")):
+        if axes:
+            listed = ", ".join(str(a) for a in axes)
+            text += f"; axis {listed} {what}" if len(axes) == 1 else f"; axes {listed} {what}"
+    return text
+
+
+def sharding_grid(t: TensorType, enc: ShardAttr | OnAttr) -> list[str]:
+    """A box-drawn grid of the blocks of a placed value: a line naming the drawn tensor axes,
+    then one cell per block, its columns and lines in proportion to the block's extent along
+    the axes drawn across and down (SPEC §1.1 bounds, from `split_bounds`), labelled with the
+    devices that hold it (the replicas along `none` mesh dims share a cell), an empty block
+    labelled `(empty)`. A `#multi.on` value is one cell listing every device; a mesh that
+    splits more than two tensor axes lists, in a cell, the devices of every block along the
+    axes not drawn (said on the first line)."""
+    shape = t.get_shape()
+    down, across = _drawn_axes(enc, len(shape))
+    hidden = (
+        []
+        if isinstance(enc, OnAttr)
+        else [a for a in sorted(enc.split_axes) if a not in (down, across)]
+    )
+    lines = [_axes_line(shape, down, across, hidden)]
+    # a cell: the block coordinates along the axis drawn down and the axis drawn across
+    holders: dict[tuple[tuple[int, ...], tuple[int, ...]], list[str]]
+    empty: dict[tuple[tuple[int, ...], tuple[int, ...]], bool]
+    if isinstance(enc, OnAttr):
+        row_blocks: list[tuple[int, ...]] = [()]
+        col_blocks: list[tuple[int, ...]] = [()]
+        heights_of, widths_of = [1], [1]
+        holders = {((), ()): list(enc.device_names)}
+        empty = {((), ()): any(n == 0 for n in shape)}
+    else:
+        row_axis = down if down is not None and enc.dims_of(down) else None
+        col_axis = across if across is not None and enc.dims_of(across) else None
+        row_blocks = _axis_blocks(enc, row_axis)
+        col_blocks = _axis_blocks(enc, col_axis)
+        heights_of = [_extent(enc, shape, row_axis, b) for b in row_blocks]
+        widths_of = [_extent(enc, shape, col_axis, b) for b in col_blocks]
+        holders = {(r, c): [] for r in row_blocks for c in col_blocks}
+        empty = {}
+        for k, d in enumerate(enc.device_names):
+            co = enc.coords(k)
+            r = tuple(co[j] for j in enc.dims_of(row_axis)) if row_axis is not None else ()
+            c = tuple(co[j] for j in enc.dims_of(col_axis)) if col_axis is not None else ()
+            holders[(r, c)].append(d)
+            is_empty = any(lo == hi for lo, hi in enc.block(shape, k))
+            empty[(r, c)] = empty.get((r, c), True) and is_empty
+    names = [d for ds in holders.values() for d in ds]
+    min_width = max(len(EMPTY_LABEL), *(len(d) for d in names))
+    widths = proportional_sizes(widths_of, GRID_WIDTH, [min_width] * len(col_blocks))
+    labels = {
+        (r, c): _wrap([*holders[(r, c)], *([EMPTY_LABEL] if empty[(r, c)] else [])], widths[j])
+        for r in row_blocks
+        for j, c in enumerate(col_blocks)
+    }
+    min_lines = [max(len(labels[(r, c)]) for c in col_blocks) for r in row_blocks]
+    heights = proportional_sizes(heights_of, GRID_LINES_PER_ROW * len(row_blocks), min_lines)
+
+    def rule(left: str, mid: str, right: str) -> str:
+        return left + mid.join("─" * w for w in widths) + right
+
+    lines.append(rule("┌", "┬", "┐"))
+    for i, r in enumerate(row_blocks):
+        if i:
+            lines.append(rule("├", "┼", "┤"))
+        for line in range(heights[i]):
+            cells = []
+            for j, c in enumerate(col_blocks):
+                label = labels[(r, c)]
+                first = (heights[i] - len(label)) // 2
+                text = label[line - first] if 0 <= line - first < len(label) else ""
+                cells.append(text.center(widths[j]))
+            lines.append("│" + "│".join(cells) + "│")
+    lines.append(rule("└", "┴", "┘"))
+    return ["  " + line for line in lines]
+
+
 def sharding_picture(label: str, t: Attribute, devices: Sequence[str], level: Level) -> list[str]:
+    """The grid of a placed value's blocks (`sharding_grid`) between its summary and the
+    listing of every device's block."""
+    lines = _sharding_listing(label, t, devices, level)
+    enc = placement_of(t)
+    if enc is None or not isinstance(t, TensorType):
+        return lines
+    return lines[:2] + sharding_grid(t, enc) + lines[2:]
+
+
+def _sharding_listing(label: str, t: Attribute, devices: Sequence[str], level: Level) -> list[str]:
+    """The value's type, a summary line, then one line per device of the program: what it holds."""
     enc = placement_of(t)
     name_width = max((len(d) for d in devices), default=0)
     if isinstance(enc, ShardAttr) and enc.is_mesh and isinstance(t, TensorType):
