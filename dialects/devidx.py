@@ -11,6 +11,9 @@ devidx.send %y to 1 channel 7 : tensor<4x4xf32>
 %ar = devidx.allreduce add %x algorithm ring : tensor<4x4xf32>
 %ag = devidx.allgather %blk at %k : tensor<2x4xf32> -> tensor<3x2x4xf32>
 %bc = devidx.broadcast %x root 1 : tensor<4x4xf32>
+%ga = devidx.gather %blk at %k root 0 : tensor<2x4xf32> -> tensor<3x2x4xf32>
+%sc = devidx.scatter %st at %k root 0 : tensor<3x2x4xf32> -> tensor<2x4xf32>
+%aa = devidx.alltoall %blocks at %k : tensor<3x2x4xf32>
 ```
 
 tinygrad's migration plan: `_device_num` is `device_num`, `Invalid` is `invalid`,
@@ -570,7 +573,171 @@ class BroadcastOp(IRDLOperation):
             )
 
 
-COLLECTIVES = (AllreduceOp, AllgatherOp, BroadcastOp)
+def _leading_axis(op_name: str, stacked: Attribute, block: Attribute, what: str) -> None:
+    """`stacked` must be n >= 1 entries of `block` on a new leading axis (same kind of type)."""
+    assert isinstance(stacked, TensorType | MemRefType)
+    shape = stacked.get_shape()
+    if type(stacked) is not type(block) or not shape or shape[0] < 1:
+        kind = "memref" if isinstance(block, MemRefType) else "tensor"
+        raise VerifyException(
+            f"{op_name}: {what} must be a {kind} with a leading axis of n >= 1 entries of "
+            f"{block}, found {stacked}"
+        )
+    want = AllgatherOp.stacked_type(block, shape[0])
+    if stacked != want:
+        raise VerifyException(f"{op_name}: {what} must be {want}, found {stacked}")
+
+
+class _RootedCollective(IRDLOperation):
+    """`devidx.gather` and `devidx.scatter`: `%value at %position root r : T -> U`."""
+
+    value = operand_def(TensorOrMemRef())
+    position = operand_def(IndexType)
+    root = prop_def(IntegerAttr[I64])
+    result = result_def(TensorOrMemRef())
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, value: SSAValue, position: SSAValue, root: int, result_type: Attribute):
+        super().__init__(
+            operands=[value, position],
+            result_types=[result_type],
+            properties={"root": IntegerAttr(root, i64)},
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _RootedCollective:
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("at")
+        position = parser.parse_unresolved_operand()
+        parser.parse_keyword("root")
+        root = parse_i64(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        parser.parse_punctuation("->")
+        out = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(value, t), parser.resolve_operand(position, IndexType()), root, out
+        )
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" at ")
+        printer.print_operand(self.position)
+        printer.print_string(f" root {self.root.value.data}")
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def _verify_common(self) -> None:
+        _expect_message(self.name, "value", self.value.type)
+        _expect_message(self.name, "result", self.result.type)
+        if self.root.value.data < 0:
+            raise VerifyException(f"{self.name}: root device {self.root.value.data} is negative")
+
+
+@irdl_op_definition
+class GatherOp(_RootedCollective):
+    """Device `root` gets every device's stored `value` (Invalid lanes read 0) stacked along a
+    new leading axis of n entries, device d's at entry `position` as d computes it (the
+    devices' positions are a permutation of [0, n)); every other device gets zeros.
+
+    ```mlir
+    %ga = devidx.gather %blk at %k root 0 : tensor<2x4xf32> -> tensor<3x2x4xf32>
+    %gb = devidx.gather %b at %k root 0 : memref<2x4xf32> -> memref<3x2x4xf32>  // host schedule
+    ```
+    tinygrad: a COPY from a shard over every device to one device, one op instead of N
+    fetches (docs/spmd-form.md, "Collectives").
+    """
+
+    name = "devidx.gather"
+
+    def verify_(self) -> None:
+        self._verify_common()
+        _leading_axis(self.name, self.result.type, self.value.type, "result")
+
+
+@irdl_op_definition
+class ScatterOp(_RootedCollective):
+    """Every device gets entry `position` (as it computes it) of device `root`'s stored
+    `value` (n entries on the leading axis; the devices' positions are a permutation of
+    [0, n)); the other devices' `value` is not read.
+
+    ```mlir
+    %sc = devidx.scatter %st at %k root 0 : tensor<3x2x4xf32> -> tensor<2x4xf32>
+    ```
+    tinygrad: a COPY from one device to a shard over every device, one op instead of N
+    fetches.
+    """
+
+    name = "devidx.scatter"
+
+    def verify_(self) -> None:
+        self._verify_common()
+        _leading_axis(self.name, self.value.type, self.result.type, "value")
+
+
+@irdl_op_definition
+class AlltoallOp(IRDLOperation):
+    """Entry j of the stored `value` of the device at position i becomes entry i of the result
+    of the device at position j (positions as each device computes them, a permutation of
+    [0, n), n the leading axis).
+
+    ```mlir
+    %aa = devidx.alltoall %blocks at %k : tensor<3x2x4xf32>
+    %ab = devidx.alltoall %b at %k : memref<3x2x4xf32>   // an SPMD host schedule
+    ```
+    tinygrad: a COPY between two shardings over every device, one op instead of N fetches.
+    """
+
+    name = "devidx.alltoall"
+    value = operand_def(TensorOrMemRef())
+    position = operand_def(IndexType)
+    result = result_def(TensorOrMemRef())
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, value: SSAValue, position: SSAValue):
+        super().__init__(operands=[value, position], result_types=[value.type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AlltoallOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("at")
+        position = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        op = cls(parser.resolve_operand(value, t), parser.resolve_operand(position, IndexType()))
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" at ")
+        printer.print_operand(self.position)
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        t = self.value.type
+        _expect_message(self.name, "value", t)
+        assert isinstance(t, TensorType | MemRefType)
+        if not t.get_shape() or t.get_shape()[0] < 1:
+            raise VerifyException(
+                f"{self.name}: value must have a leading axis of n >= 1 entries, found {t}"
+            )
+        if self.result.type != t:
+            raise VerifyException(f"{self.name}: result type {self.result.type} differs from {t}")
+
+
+COLLECTIVES = (AllreduceOp, AllgatherOp, BroadcastOp, GatherOp, ScatterOp, AlltoallOp)
 """The collective ops of an SPMD program: every device takes part, each gets a fresh value."""
 
 Devidx = Dialect(
@@ -586,6 +753,9 @@ Devidx = Dialect(
         AllreduceOp,
         AllgatherOp,
         BroadcastOp,
+        GatherOp,
+        ScatterOp,
+        AlltoallOp,
     ],
     [],
 )
@@ -596,13 +766,16 @@ __all__ = [
     "SPMD_ATTR",
     "AllgatherOp",
     "AllreduceOp",
+    "AlltoallOp",
     "BroadcastOp",
     "DeviceNumOp",
     "Devidx",
     "FetchOp",
+    "GatherOp",
     "IndexOp",
     "InvalidOp",
     "RecvOp",
+    "ScatterOp",
     "SendOp",
     "StackOp",
 ]

@@ -146,7 +146,10 @@ class Collective:
     """`devidx.allreduce`, `devidx.allgather` or `devidx.broadcast` (`op`): register `out`
     (a buffer of `btype`) gets the `kind` reduction of every device's register `reg`, their
     stack (device e's block at entry `positions[e]`) or device `root`'s; `seq` numbers the
-    collectives of the schedule (the same on every device)."""
+    collectives of the schedule (the same on every device). `devidx.gather`: only device
+    `root` gets the stack (the others zeros); `devidx.scatter`: device e gets entry
+    `positions[e]` of the root's register; `devidx.alltoall`: entry `positions[j]` of device
+    e's register goes to entry `positions[e]` of device j's `out`."""
 
     reg: int
     out: int
@@ -154,19 +157,25 @@ class Collective:
     algorithm: str
     btype: BufferType
     seq: int
-    op: Literal["allreduce", "allgather", "broadcast"] = "allreduce"
+    op: Literal["allreduce", "allgather", "broadcast", "gather", "scatter", "alltoall"] = "allreduce"
     root: int = 0
     position: int = -1
-    """allgather, before `instantiate`: the register that holds this device's position."""
+    """allgather, gather, scatter, alltoall, before `instantiate`: the register that holds
+    this device's position."""
     positions: tuple[int, ...] = ()
-    """allgather, after `instantiate`: every device's position (a permutation of [0, N))."""
+    """The same, after `instantiate`: every device's position (a permutation of [0, N))."""
+    entries: int = 0
+    """The same: the leading axis of the stacked buffer (the input of a scatter or an
+    all-to-all, the output of the others), N devices' entries."""
 
     def describe(self) -> str:
         if self.op == "allreduce":
             return f"allreduce {self.kind} ({self.algorithm})"
         if self.op == "broadcast":
             return f"broadcast from device {self.root}"
-        return "allgather"
+        if self.op in ("gather", "scatter"):
+            return f"{self.op} (root device {self.root})"
+        return self.op
 
 
 @dataclass(frozen=True)
@@ -414,10 +423,11 @@ class _Reader:
                 )
             )
             self.collectives += 1
-        elif op.name in ("devidx.allgather", "devidx.broadcast"):
-            gather = op.name == "devidx.allgather"
-            if gather and not self.spmd:
-                raise self.fail(op, "an all-gather needs an SPMD schedule (its positions)")
+        elif op.name in _POSITIONED or op.name == "devidx.broadcast":
+            kind = op.name.removeprefix("devidx.")
+            placed = op.name in _POSITIONED
+            if placed and not self.spmd:
+                raise self.fail(op, f"{kind} needs an SPMD schedule (its positions)")
             result = op.results[0]
             self.steps.append(
                 Collective(
@@ -427,9 +437,10 @@ class _Reader:
                     "",
                     self.btype(op, result.type),
                     self.collectives,
-                    "allgather" if gather else "broadcast",
-                    0 if gather else _int_prop(op, "root"),
-                    self._position_reg(op) if gather else -1,
+                    kind,  # type: ignore[arg-type]
+                    _int_prop(op, "root") if "root" in op.properties else 0,
+                    self._position_reg(op) if placed else -1,
+                    entries=_entries(op) if placed else 0,
                 )
             )
             self.collectives += 1
@@ -701,6 +712,17 @@ def instantiate(
     return out
 
 
+_POSITIONED = ("devidx.allgather", "devidx.gather", "devidx.scatter", "devidx.alltoall")
+"""The collectives whose operand 1 is the device's position."""
+
+
+def _entries(op: Operation) -> int:
+    """The leading axis of a positioned collective's stacked operand or result."""
+    stacked = op.operands[0] if op.name == "devidx.scatter" else op.results[0]
+    t = stacked.type
+    return t.get_shape()[0] if isinstance(t, MemRefType) and t.get_shape() else 0
+
+
 def _collective_positions(
     base: DeviceSchedule, values: Sequence[Mapping[int, int | float]], n: int
 ) -> dict[int, tuple[int, ...]]:
@@ -710,18 +732,18 @@ def _collective_positions(
     for s in base.steps:
         if not isinstance(s, Collective):
             continue
-        if s.op == "broadcast" and not 0 <= s.root < n:
+        if s.op in ("broadcast", "gather", "scatter") and not 0 <= s.root < n:
             raise ScheduleError(
-                f"devidx.broadcast (collective {s.seq}) broadcasts from device {s.root}, "
+                f"devidx.{s.op} (collective {s.seq}) has root device {s.root}, "
                 f"outside [0, {n})"
             )
-        if s.op != "allgather":
+        if s.op in ("allreduce", "broadcast"):
             continue
         table = tuple(int(values[e][s.position]) for e in range(n))
-        if sorted(table) != list(range(n)) or s.btype.shape[:1] != (n,):
+        if sorted(table) != list(range(n)) or s.entries != n:
             raise ScheduleError(
-                f"devidx.allgather (collective {s.seq}): the devices' positions {list(table)} "
-                f"are not a permutation of the leading axis of its result {s.btype} "
+                f"devidx.{s.op} (collective {s.seq}): the devices' positions {list(table)} "
+                f"are not a permutation of the {s.entries} entries of its stacked buffer "
                 f"({n} devices)"
             )
         out[s.seq] = table

@@ -150,6 +150,12 @@ class _MpiTransport:
         try:
             if step.op == "allgather":
                 self._allgather(step, value, out)
+            elif step.op == "gather":
+                self._gather(step, value, out)
+            elif step.op == "scatter":
+                self._scatter(step, value, out)
+            elif step.op == "alltoall":
+                self._alltoall(step, value, out)
             elif step.op == "broadcast":
                 if p.runner.device == step.root:
                     np.copyto(out, value)
@@ -186,6 +192,47 @@ class _MpiTransport:
         displs = [k * size for k in step.positions]
         recv = out.reshape(-1).view(np.uint8)
         comm.Allgatherv(_bytes(block), [recv, counts, displs, MPI.BYTE])
+
+    def _gather(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:
+        """MPI_Gatherv into the root's `out` itself, each rank's block at its position; the
+        other ranks' `out` is zeros."""
+        from mpi4py import MPI
+
+        block = np.ascontiguousarray(value)
+        counts = [block.nbytes] * len(step.positions)
+        displs = [k * block.nbytes for k in step.positions]
+        if self.p.runner.device == step.root:
+            recv = [out.reshape(-1).view(np.uint8), counts, displs, MPI.BYTE]
+        else:
+            out.fill(0)
+            recv = None
+        self.p.data_comm.Gatherv(_bytes(block), recv, root=step.root)
+
+    def _scatter(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:
+        """MPI_Scatterv from the root's buffer itself: rank e gets entry `positions[e]`."""
+        from mpi4py import MPI
+
+        size = out.nbytes
+        send = None
+        if self.p.runner.device == step.root:
+            whole = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+            counts = [size] * len(step.positions)
+            send = [whole, counts, [k * size for k in step.positions], MPI.BYTE]
+        self.p.data_comm.Scatterv(send, _bytes(out), root=step.root)
+
+    def _alltoall(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:
+        """MPI_Alltoallv on the buffers themselves: rank e gets entry `positions[e]` of my
+        buffer, and what rank e sends me lands in entry `positions[e]` of my `out`."""
+        from mpi4py import MPI
+
+        n = len(step.positions)
+        block = np.ascontiguousarray(value)
+        size = block.nbytes // n
+        counts = [size] * n
+        displs = [k * size for k in step.positions]  # to rank e: my entry positions[e]
+        send = [block.reshape(-1).view(np.uint8), counts, displs, MPI.BYTE]
+        recv = [out.reshape(-1).view(np.uint8), counts, displs, MPI.BYTE]
+        self.p.data_comm.Alltoallv(send, recv)
 
     def send(self, index: int, step: Send, value: np.ndarray) -> None:
         self.requests.append(

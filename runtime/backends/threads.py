@@ -27,7 +27,11 @@ output and copies it into every other output, block by block while the block is 
 core's cache (`_reduce_and_push`), then waits until every chunk is in: every input is read
 once and every output written once, so each device moves about two buffers instead of N. An all-gather (`devidx.allgather`):
 each device copies every peer's input array straight into its entry of its own output (views,
-no intermediate); a broadcast: each device copies the root's input into its output. A device
+no intermediate); a broadcast: each device copies the root's input into its output; a
+gather (`devidx.gather`): the root copies every peer's input into its entry of its output (the
+others zero theirs); a scatter: each device copies its entry of the root's input (a view)
+into its output; an all-to-all: each device copies its entry of every peer's input into that
+peer's entry of its own output. A device
 whose part cannot go on yet waits like a receive.
 
 The first failure (an ExecutionError from any device) sets the run's abort event and wakes
@@ -131,6 +135,24 @@ class _Rendezvous:
         if step.op == "allgather":  # every peer's block straight into my output
             for j, x in enumerate(self.inputs):
                 np.copyto(out[step.positions[j]], x)  # type: ignore[arg-type]
+            self.phase[d] = 2
+            return True
+        if step.op == "gather":  # the root copies every peer's block into its output
+            if d == step.root:
+                for j, x in enumerate(self.inputs):
+                    np.copyto(out[step.positions[j]], x)  # type: ignore[arg-type]
+            else:
+                out.fill(0)
+            self.phase[d] = 2
+            return True
+        if step.op == "scatter":  # my entry of the root's buffer, straight into my output
+            np.copyto(out, self.inputs[step.root][step.positions[d]])  # type: ignore[index]
+            self.phase[d] = 2
+            return True
+        if step.op == "alltoall":  # entry k(d) of every peer's buffer into entry k(peer)
+            k = step.positions[d]
+            for j, x in enumerate(self.inputs):
+                np.copyto(out[step.positions[j]], x[k])  # type: ignore[index]
             self.phase[d] = 2
             return True
         if step.op == "broadcast":  # copy from the root's buffer

@@ -93,6 +93,13 @@ def allgather(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
     return [_delivered(op, value)]
 
 
+def positioned(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
+    """gather, scatter, alltoall: offer this device's stored instance at its position; receive
+    this device's part (schedulers.py `_collective_result`)."""
+    value = yield CollectiveRequest(op, _message(op, args[0]), _index(op, args[1]))
+    return [_delivered(op, value)]
+
+
 def broadcast(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
     """Offer this device's stored instance; receive the root's."""
     value = yield CollectiveRequest(op, _message(op, args[0]))
@@ -139,6 +146,9 @@ DEVIDX_CONTROL: dict[type[Operation], ControlHandler] = {
     devidx.AllreduceOp: allreduce,
     devidx.AllgatherOp: allgather,
     devidx.BroadcastOp: broadcast,
+    devidx.GatherOp: positioned,
+    devidx.ScatterOp: positioned,
+    devidx.AlltoallOp: positioned,
     devidx.SendOp: send,
     devidx.RecvOp: recv,
 }

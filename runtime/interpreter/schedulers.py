@@ -94,9 +94,9 @@ def run_lockstep(runs: Sequence[Run], stats: InterpStats | None) -> list[list[Va
                 )
         if isinstance(first, CollectiveRequest):
             collective: list[CollectiveRequest] = [i.request for i in inst]  # type: ignore[misc]
-            total = _collective_result(first.op, collective, stats)
-            for i in inst:
-                i.resume(total)
+            parts = _collective_result(first.op, collective, stats)
+            for i, part in zip(inst, parts, strict=True):
+                i.resume(part)
             continue
         requests: list[FetchRequest] = [i.request for i in inst]  # type: ignore[misc]
         answers = []
@@ -145,39 +145,62 @@ def reduce_in_order(
 
 def _collective_result(
     op: Operation, requests: Sequence[CollectiveRequest], stats: InterpStats | None
-) -> Lanes:
-    """What every device gets from one collective op, every device's request in hand."""
+) -> list[Lanes]:
+    """What each device gets from one collective op, every device's request in hand."""
     values = [r.value for r in requests]
     n = len(values)
     if isinstance(op, devidx.AllreduceOp):
-        return reduce_in_order(op, values, stats)
-    if isinstance(op, devidx.BroadcastOp):
+        return [reduce_in_order(op, values, stats)] * n
+    if isinstance(op, devidx.BroadcastOp | devidx.GatherOp | devidx.ScatterOp):
         root = op.root.value.data
         if not 0 <= root < n:
-            raise op_error(op, f"broadcasts from device {root}, outside [0, {n})")
+            raise op_error(op, f"has root device {root}, outside [0, {n})")
+    if isinstance(op, devidx.BroadcastOp):
         if stats is not None:
             for dest in range(n):
                 if dest != root:
                     stats.record_message(root, dest, values[root].data.size)
-        return values[root]
-    assert isinstance(op, devidx.AllgatherOp)
-    t = op.result.type
-    assert isinstance(t, TensorType | MemRefType)
+        return [values[root]] * n
+    stacked_t = op.operands[0].type if isinstance(op, devidx.ScatterOp | devidx.AlltoallOp) else (
+        op.results[0].type
+    )
+    assert isinstance(stacked_t, TensorType | MemRefType)
     positions = [r.position for r in requests]
-    if t.get_shape()[0] != n or sorted(positions) != list(range(n)):
+    if stacked_t.get_shape()[0] != n or sorted(positions) != list(range(n)):
         raise op_error(
             op,
-            f"the devices' positions {positions} are not a permutation of the result's "
-            f"{t.get_shape()[0]} entries ({n} devices)",
+            f"the devices' positions {positions} are not a permutation of the "
+            f"{stacked_t.get_shape()[0]} entries of {stacked_t} ({n} devices)",
         )
+    if isinstance(op, devidx.ScatterOp):
+        whole = values[root].data
+        if stats is not None:
+            for dest in range(n):
+                if dest != root:
+                    stats.record_message(root, dest, whole[positions[dest]].size)
+        return [Lanes(np.array(whole[positions[d]])) for d in range(n)]
+    if isinstance(op, devidx.AlltoallOp):
+        out = []
+        for d in range(n):  # entry i of d's result: entry positions[d] of position i's value
+            got = np.empty_like(values[d].data)
+            for e in range(n):
+                got[positions[e]] = values[e].data[positions[d]]
+                if stats is not None and e != d:
+                    stats.record_message(e, d, got[positions[e]].size)
+            out.append(Lanes(got))
+        return out
+    assert isinstance(op, devidx.AllgatherOp | devidx.GatherOp)
     stacked = np.empty((n, *values[0].data.shape), values[0].data.dtype)
     for d, (k, v) in enumerate(zip(positions, values, strict=True)):
         stacked[k] = v.data
         if stats is not None:
-            for dest in range(n):
+            for dest in range(n) if isinstance(op, devidx.AllgatherOp) else [root]:
                 if dest != d:
                     stats.record_message(d, dest, v.data.size)
-    return Lanes(stacked)
+    if isinstance(op, devidx.AllgatherOp):
+        return [Lanes(stacked)] * n
+    zeros = Lanes(np.zeros_like(stacked))
+    return [Lanes(stacked) if d == root else zeros for d in range(n)]
 
 
 def _check_message(req: RecvRequest, d: int, value: Lanes) -> None:

@@ -253,3 +253,57 @@ def test_chunked_allreduce_on_threads_adds_in_device_order(allreduce: str) -> No
         (got,) = program([x])
     for k in range(n):
         np.testing.assert_array_equal(got[k, 0], want)
+
+
+def copy_program(n: int, kind: str, extra: int = 0) -> str:
+    """One copy of x ((5n + extra) x (3n + extra)): a shard on axis 0 over every device gathered
+    to device 0, device 0's value scattered on axis 0, or resharded from axis 0 to axis 1."""
+    rows, cols = 5 * n + extra, 3 * n + extra
+    shard0 = f"tensor<{rows}x{cols}xf32, #multi.shard<[{devices(n)}], axis = 0>>"
+    one = f'tensor<{rows}x{cols}xf32, #multi.on<["CPU:0"]>>'
+    shard1 = f"tensor<{rows}x{cols}xf32, #multi.shard<[{devices(n)}], axis = 1>>"
+    src, dst = {"gather": (shard0, one), "scatter": (one, shard0), "reshard": (shard0, shard1)}[
+        kind
+    ]
+    return f"""builtin.module {{
+  func.func @main(%x: {src}) -> {dst} {{
+    %c = multi.copy %x : {src} -> {dst}
+    %d = arith.addf %c, %c : {dst}
+    func.return %d : {dst}
+  }}
+}}
+"""
+
+
+COPY_OPS = {"gather": "devidx.gather", "scatter": "devidx.scatter", "reshard": "devidx.alltoall"}
+
+
+@pytest.mark.parametrize("kind", sorted(COPY_OPS))
+def test_spmd_module_with_a_gather_scatter_or_reshard_is_the_same_for_2_and_64_devices(
+    kind: str,
+) -> None:
+    """Even shards: the op list is the same; one collective op, no fetch."""
+    small, large = lowered(copy_program(2, kind)), lowered(copy_program(64, kind))
+    assert op_names(small) == op_names(large)
+    for module in (small, large):
+        names = op_names(module)
+        assert names.count(COPY_OPS[kind]) == 1 and "devidx.fetch" not in names
+
+
+@pytest.mark.parametrize("kind", sorted(COPY_OPS))
+def test_uneven_gather_scatter_or_reshard_does_not_grow_with_n(kind: str) -> None:
+    """Uneven shards (5n - 1 rows, 3n - 1 columns: every device full but the last): the same
+    op count for N = 9 and 63. (N <= form-kernels' MAX_VERSIONS = 8 branches such kernels on
+    the device number, one version per device, as specialize-devices would: bounded, not
+    O(N): N = 3 has fewer versions than N = 8.)"""
+    counts = {n: len(op_names(lowered(copy_program(n, kind, -1)))) for n in (3, 8, 9, 63)}
+    assert counts[9] == counts[63]
+    assert counts[3] < counts[8]
+
+
+@pytest.mark.parametrize("kind", sorted(COPY_OPS))
+def test_uneven_gather_scatter_or_reshard_on_64_devices_matches_numpy(kind: str) -> None:
+    x = np.random.default_rng(7).standard_normal((5 * 64 - 1, 3 * 64 - 1)).astype(np.float32)
+    with Program(lowered(copy_program(64, kind, -1))) as program:
+        (got,) = program([x])
+    np.testing.assert_array_equal(got, x + x)  # one device's value, or the shard's whole

@@ -181,7 +181,14 @@ def build_schedule(
             reduced = devidx.AllreduceOp(op.kind.data, buffer[op.value], op.algorithm.data)
             block.add_op(reduced)
             buffer[op.result] = reduced.result
-        elif isinstance(op, devidx.AllgatherOp | devidx.BroadcastOp):
+        elif isinstance(
+            op,
+            devidx.AllgatherOp
+            | devidx.BroadcastOp
+            | devidx.GatherOp
+            | devidx.ScatterOp
+            | devidx.AlltoallOp,
+        ):
             if spmd is None:
                 raise PassFailedException(
                     f"form-kernels: {op.name} at the device level (form-kernels{{spmd=true}} "
@@ -193,6 +200,13 @@ def build_schedule(
                 gathered: Operation = devidx.AllgatherOp(
                     value, position, memref_type(op.result.type)
                 )
+            elif isinstance(op, devidx.GatherOp | devidx.ScatterOp):
+                position = _host_scalar(block, buffer, op.position)
+                gathered = type(op)(
+                    value, position, op.root.value.data, memref_type(op.result.type)
+                )
+            elif isinstance(op, devidx.AlltoallOp):
+                gathered = devidx.AlltoallOp(value, _host_scalar(block, buffer, op.position))
             else:
                 gathered = devidx.BroadcastOp(value, op.root.value.data)
             block.add_op(gathered)

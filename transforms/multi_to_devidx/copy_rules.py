@@ -29,7 +29,7 @@ from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
     MultiRule,
     geometry,
 )
-from xdsl_multi.transforms.multi_to_devidx.spmd_builder import SpmdBuilder, plain
+from xdsl_multi.transforms.multi_to_devidx.spmd_builder import ShardGeometry, SpmdBuilder, plain
 
 OpT = TypeVar("OpT", bound=Operation)
 
@@ -200,6 +200,133 @@ class CopyToEveryDeviceBroadcasts(MultiRule[multi.CopyOp]):
         c = CopyRule.of(op)
         root = low.numbers([c.src.device_names[0]])[0]
         return [b.value(devidx.BroadcastOp(b.stored(operands[0]), root))]
+
+
+def _every_device(low: FunctionLowering, p: OnAttr | ShardAttr) -> bool:
+    """`collectives=ops`, N > 1, and a one-axis shard over the module's every device (in any
+    order)."""
+    return (
+        low.strategy.as_ops
+        and len(low.devices) > 1
+        and isinstance(p, ShardAttr)
+        and not p.is_mesh
+        and p.mesh_axes[0] is not None
+        and sorted(p.device_names) == sorted(low.devices)
+    )
+
+
+def _split_axis(b: SpmdBuilder, x: SSAValue, g: ShardGeometry) -> SSAValue:
+    """x (g.length rows on g.axis) as N blocks of g.s rows on a new leading axis, stored
+    (rows past the length are padding: 0)."""
+    t = x.type
+    assert isinstance(t, TensorType)
+    padded = b.pad_axis(x, g.axis, 0, g.n * g.s - g.length, g.n * g.s, None)
+    shape = list(t.get_shape())
+    split = b.reshape(padded, [*shape[: g.axis], g.n, g.s, *shape[g.axis + 1 :]])
+    if g.axis > 0:
+        order = [g.axis, *range(g.axis), *range(g.axis + 1, len(shape) + 1)]
+        split_t = split.type
+        assert isinstance(split_t, TensorType)
+        moved = [split_t.get_shape()[i] for i in order]
+        split = b.value(tg.PermuteOp(split, order, plain(split_t, moved)))
+    return b.stored(split)
+
+
+def _join_axis(b: SpmdBuilder, stacked: SSAValue, g: ShardGeometry) -> SSAValue:
+    """N blocks of g.s rows (leading axis) put back on g.axis, shrunk to g.length rows."""
+    t = stacked.type
+    assert isinstance(t, TensorType)
+    shape = list(t.get_shape()[1:])
+    if g.axis > 0:  # the stacking axis next to the shard axis: (.., n, s, ..)
+        order = [*range(1, g.axis + 1), 0, *range(g.axis + 1, len(shape) + 1)]
+        moved = [g.n if i == 0 else shape[i - 1] for i in order]
+        stacked = b.value(tg.PermuteOp(stacked, order, plain(t, moved)))
+    shape[g.axis] = g.n * g.s
+    return b.shrink_axis(b.reshape(stacked, shape), g.axis, 0, g.length)
+
+
+class CopyShardToOneDeviceGathers(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: COPY of a shard over every device to `#multi.on` one device
+    is one `devidx.gather` of the local buffers to that device (as the all-gather, but only
+    the root receives; the other devices hold Invalid)."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            _every_device(low, c.src)
+            and isinstance(c.dst, OnAttr)
+            and len(c.dst.device_names) == 1
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.src, ShardAttr)
+        g = geometry(c.src_t, c.src)
+        k = low.position(b, c.src.device_names)
+        block = b.stored(b.local(operands[0], g, k))
+        stacked_t = devidx.AllgatherOp.stacked_type(block.type, g.n)
+        root = low.numbers(c.dst.device_names)[0]
+        gathered = b.value(devidx.GatherOp(block, b.idx(k), root, stacked_t))
+        return [b.mask(low.member(b, c.dst.device_names), _join_axis(b, gathered, g))]
+
+
+class CopyFromOneDeviceScattersOp(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: COPY of a `#multi.on` value to a shard over every device is
+    one `devidx.scatter` from its first listed device of its value split into N blocks."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return isinstance(c.src, OnAttr) and _every_device(low, c.dst)
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.dst, ShardAttr)
+        g = geometry(c.dst_t, c.dst)
+        k = low.position(b, c.dst.device_names)
+        blocks = _split_axis(b, operands[0], g)
+        blocks_t = blocks.type
+        assert isinstance(blocks_t, TensorType)
+        block_t = plain(blocks_t, blocks_t.get_shape()[1:])
+        root = low.numbers([c.src.device_names[0]])[0]
+        block = b.value(devidx.ScatterOp(blocks, b.idx(k), root, block_t))
+        return [b.global_(block, g, k)]
+
+
+class CopyBetweenShardingsAlltoallOp(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: COPY between two shardings on different axes over every device
+    (the same list) is one `devidx.alltoall`: each device splits its share into the N blocks
+    of the new sharding and puts the N blocks it receives back on the old shard axis."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            _every_device(low, c.src)
+            and isinstance(c.src, ShardAttr)
+            and isinstance(c.dst, ShardAttr)
+            and list(c.dst.device_names) == list(c.src.device_names)
+            and c.src.axis_index != c.dst.axis_index
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.src, ShardAttr) and isinstance(c.dst, ShardAttr)
+        g_src, g_dst = geometry(c.src_t, c.src), geometry(c.dst_t, c.dst)
+        k = low.position(b, c.src.device_names)
+        mine = b.local(operands[0], g_src, k)
+        exchanged = b.value(devidx.AlltoallOp(_split_axis(b, mine, g_dst), b.idx(k)))
+        return [b.global_(_join_axis(b, exchanged, g_src), g_dst, k)]
 
 
 class CopyFetchesLogicalValue(MultiRule[multi.CopyOp]):

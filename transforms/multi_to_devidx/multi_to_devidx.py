@@ -15,9 +15,12 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | MSTACK(s0..sn) | `index(stack(s0..sn), k(d))` | `MstackToStackIndex` |
 | COPY on(D) -> shard(D) | `clean(stored(x))`, nothing moves | `CopyKeepingSliceCleans` |
 | COPY on(D) -> on(E), both N > 1 | buffer i fetched by E[i] | `CopyPermutingBuffersFetches` |
+| COPY shard(all) -> shard(all), other axis, collectives=ops | `devidx.alltoall` of blocks | `CopyBetweenShardingsAlltoallOp` |
 | COPY shard(all) -> shard(all) | an all-to-all of blocks | `CopyBetweenShardingsIsAllToAll` |
+| COPY on(D) -> shard(all), collectives=ops | `devidx.scatter` from D[0] | `CopyFromOneDeviceScattersOp` |
 | COPY on(D) -> shard(all) | D[0] sends each device its share | `CopyFromOneDeviceScatters` |
 | COPY shard(all) -> on(all), collectives=ops | `devidx.allgather` of the local buffers | `CopyShardToEveryDeviceAllGathers` |
+| COPY shard(all) -> on(one), collectives=ops | `devidx.gather` to that device | `CopyShardToOneDeviceGathers` |
 | COPY on(D) -> on(all), collectives=ops | `devidx.broadcast` from D[0] | `CopyToEveryDeviceBroadcasts` |
 | any other COPY | logical value fetched from owners | `CopyFetchesLogicalValue` |
 | ALLREDUCE | naive, ring or all2all fetches | `AllreduceToFetchSchedule` |
@@ -65,12 +68,15 @@ from xdsl_multi.transforms.multi_to_devidx.allreduce import (
 OpT = TypeVar("OpT", bound=Operation)
 from xdsl_multi.transforms.multi_to_devidx.copy_rules import (
     AllreduceToFetchSchedule,
+    CopyBetweenShardingsAlltoallOp,
     CopyBetweenShardingsIsAllToAll,
     CopyFetchesLogicalValue,
     CopyFromOneDeviceScatters,
+    CopyFromOneDeviceScattersOp,
     CopyKeepingSliceCleans,
     CopyPermutingBuffersFetches,
     CopyShardToEveryDeviceAllGathers,
+    CopyShardToOneDeviceGathers,
     CopyToEveryDeviceBroadcasts,
 )
 from xdsl_multi.transforms.multi_to_devidx.generic_rules import (
@@ -106,9 +112,12 @@ def multi_to_devidx_rules() -> list[MultiRule[Any]]:
         MstackToStackIndex(),
         CopyKeepingSliceCleans(),
         CopyPermutingBuffersFetches(),
+        CopyBetweenShardingsAlltoallOp(),
         CopyBetweenShardingsIsAllToAll(),
+        CopyFromOneDeviceScattersOp(),
         CopyFromOneDeviceScatters(),
         CopyShardToEveryDeviceAllGathers(),
+        CopyShardToOneDeviceGathers(),
         CopyToEveryDeviceBroadcasts(),
         CopyFetchesLogicalValue(),
         AllreduceToFetchSchedule(),
