@@ -153,11 +153,11 @@ class StackOp(IRDLOperation):
         for i, s in enumerate(self.sources):
             t = expect_tensor(self.name, f"source {i}", s.type)
             if t != first:
-                raise VerifyException(
-                    f"{self.name}: source {i} has type {t}, source 0 has {first}"
-                )
+                raise VerifyException(f"{self.name}: source {i} has type {t}, source 0 has {first}")
         res = expect_tensor(self.name, "result", self.result.type)
-        want = TensorType(first.element_type, (len(self.sources), *first.get_shape()), first.encoding)
+        want = TensorType(
+            first.element_type, (len(self.sources), *first.get_shape()), first.encoding
+        )
         if res != want:
             raise VerifyException(f"{self.name}: result must be {want}, found {res}")
 
@@ -226,6 +226,66 @@ def _check_peer(op_name: str, what: str, peer: int, channel: int) -> None:
         raise VerifyException(f"{op_name}: channel {channel} is negative")
 
 
+@dataclass(frozen=True)
+class _IndexedSyntax:
+    """`%value <keyword> %index [root R] {attrs} : T [-> U]`, the form of fetch and of the
+    collectives that take each device's index (`at %k`)."""
+
+    value: SSAValue
+    index: SSAValue
+    root: int | None
+    attributes: dict[str, Attribute]
+    result_type: Attribute
+
+    @staticmethod
+    def parse(parser: Parser, keyword: str, *, root: bool, arrow: bool) -> _IndexedSyntax:
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword(keyword)
+        index = parser.parse_unresolved_operand()
+        root_value = None
+        if root:
+            parser.parse_keyword("root")
+            root_value = parse_i64(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        out = t
+        if arrow:
+            parser.parse_punctuation("->")
+            out = parser.parse_type()
+        return _IndexedSyntax(
+            parser.resolve_operand(value, t),
+            parser.resolve_operand(index, IndexType()),
+            root_value,
+            attrs,
+            out,
+        )
+
+    @staticmethod
+    def print(
+        printer: Printer,
+        op: IRDLOperation,
+        keyword: str,
+        index: SSAValue,
+        *,
+        root: int | None = None,
+        arrow: bool,
+    ) -> None:
+        value = op.operands[0]
+        printer.print_string(" ")
+        printer.print_operand(value)
+        printer.print_string(f" {keyword} ")
+        printer.print_operand(index)
+        if root is not None:
+            printer.print_string(f" root {root}")
+        print_attr_dict(printer, op.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(value.type)
+        if arrow:
+            printer.print_string(" -> ")
+            printer.print_attribute(op.results[0].type)
+
+
 @irdl_op_definition
 class FetchOp(IRDLOperation):
     """Every device receives device `src`'s instance of `value` (`src` may depend on d).
@@ -249,24 +309,13 @@ class FetchOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> FetchOp:
-        value = parser.parse_unresolved_operand()
-        parser.parse_keyword("from")
-        src = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        op = cls(parser.resolve_operand(value, t), parser.resolve_operand(src, IndexType()))
-        op.attributes |= attrs
+        syntax = _IndexedSyntax.parse(parser, "from", root=False, arrow=False)
+        op = cls(syntax.value, syntax.index)
+        op.attributes |= syntax.attributes
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(" from ")
-        printer.print_operand(self.src)
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
+        _IndexedSyntax.print(printer, self, "from", self.src, arrow=False)
 
     def verify_(self) -> None:
         t = self.value.type
@@ -360,9 +409,7 @@ class RecvOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(
-            f" from {self.source.value.data} channel {self.channel.value.data}"
-        )
+        printer.print_string(f" from {self.source.value.data} channel {self.channel.value.data}")
         print_attr_dict(printer, self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
@@ -370,7 +417,6 @@ class RecvOp(IRDLOperation):
     def verify_(self) -> None:
         _expect_message(self.name, "result", self.result.type)
         _check_peer(self.name, "source", self.source.value.data, self.channel.value.data)
-
 
 
 ALGORITHMS = ("naive", "ring", "all2all")
@@ -479,30 +525,13 @@ class AllgatherOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> AllgatherOp:
-        value = parser.parse_unresolved_operand()
-        parser.parse_keyword("at")
-        position = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        parser.parse_punctuation("->")
-        out = parser.parse_type()
-        op = cls(
-            parser.resolve_operand(value, t), parser.resolve_operand(position, IndexType()), out
-        )
-        op.attributes |= attrs
+        syntax = _IndexedSyntax.parse(parser, "at", root=False, arrow=True)
+        op = cls(syntax.value, syntax.index, syntax.result_type)
+        op.attributes |= syntax.attributes
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(" at ")
-        printer.print_operand(self.position)
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        _IndexedSyntax.print(printer, self, "at", self.position, arrow=True)
 
     def verify_(self) -> None:
         t, out = self.value.type, self.result.type
@@ -606,33 +635,16 @@ class _RootedCollective(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> _RootedCollective:
-        value = parser.parse_unresolved_operand()
-        parser.parse_keyword("at")
-        position = parser.parse_unresolved_operand()
-        parser.parse_keyword("root")
-        root = parse_i64(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        parser.parse_punctuation("->")
-        out = parser.parse_type()
-        op = cls(
-            parser.resolve_operand(value, t), parser.resolve_operand(position, IndexType()), root, out
-        )
-        op.attributes |= attrs
+        syntax = _IndexedSyntax.parse(parser, "at", root=True, arrow=True)
+        assert syntax.root is not None
+        op = cls(syntax.value, syntax.index, syntax.root, syntax.result_type)
+        op.attributes |= syntax.attributes
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(" at ")
-        printer.print_operand(self.position)
-        printer.print_string(f" root {self.root.value.data}")
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        _IndexedSyntax.print(
+            printer, self, "at", self.position, root=self.root.value.data, arrow=True
+        )
 
     def _verify_common(self) -> None:
         _expect_message(self.name, "value", self.value.type)
@@ -706,24 +718,13 @@ class AlltoallOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> AlltoallOp:
-        value = parser.parse_unresolved_operand()
-        parser.parse_keyword("at")
-        position = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        op = cls(parser.resolve_operand(value, t), parser.resolve_operand(position, IndexType()))
-        op.attributes |= attrs
+        syntax = _IndexedSyntax.parse(parser, "at", root=False, arrow=False)
+        op = cls(syntax.value, syntax.index)
+        op.attributes |= syntax.attributes
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(" at ")
-        printer.print_operand(self.position)
-        print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
+        _IndexedSyntax.print(printer, self, "at", self.position, arrow=False)
 
     def verify_(self) -> None:
         t = self.value.type
