@@ -161,23 +161,9 @@ class CopyShardToEveryDeviceAllGathers(MultiRule[multi.CopyOp]):
     def lower(
         self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
     ) -> Sequence[SSAValue]:
-        c = CopyRule.of(op)
-        assert isinstance(c.src, ShardAttr)
-        g = geometry(c.src_t, c.src)
-        k = low.position(b, c.src.device_names)
-        block = b.stored(b.local(operands[0], g, k))
-        block_t = block.type
-        assert isinstance(block_t, TensorType)
-        stacked_t = devidx.AllgatherOp.stacked_type(block_t, g.n)
-        gathered = b.value(devidx.AllgatherOp(block, b.idx(k), stacked_t))
-        shape = list(block_t.get_shape())
-        if g.axis > 0:  # the stacking axis next to the shard axis: (.., n, s, ..)
-            order = [*range(1, g.axis + 1), 0, *range(g.axis + 1, len(shape) + 1)]
-            moved = [g.n if i == 0 else shape[i - 1] for i in order]
-            gathered = b.value(tg.PermuteOp(gathered, order, plain(block_t, moved)))
-        shape[g.axis] = g.n * g.s
-        whole = b.reshape(gathered, shape)
-        return [b.shrink_axis(whole, g.axis, 0, g.length)]
+        g, k, block = _stored_local_block(low, b, CopyRule.of(op), operands[0])
+        stacked_t = devidx.AllgatherOp.stacked_type(block.type, g.n)
+        return [_join_axis(b, b.value(devidx.AllgatherOp(block, b.idx(k), stacked_t)), g)]
 
 
 class CopyToEveryDeviceBroadcasts(MultiRule[multi.CopyOp]):
@@ -232,6 +218,17 @@ def _split_axis(b: SpmdBuilder, x: SSAValue, g: ShardGeometry) -> SSAValue:
     return b.stored(split)
 
 
+def _stored_local_block(
+    low: FunctionLowering, b: SpmdBuilder, c: CopyRule, value: SSAValue
+) -> tuple[ShardGeometry, SSAValue | int, SSAValue]:
+    """(the shard's geometry, this device's position in its list, its local block stored:
+    Invalid rows as 0) of a copy from a shard, as the collectives send it."""
+    assert isinstance(c.src, ShardAttr)
+    g = geometry(c.src_t, c.src)
+    k = low.position(b, c.src.device_names)
+    return g, k, b.stored(b.local(value, g, k))
+
+
 def _join_axis(b: SpmdBuilder, stacked: SSAValue, g: ShardGeometry) -> SSAValue:
     """N blocks of g.s rows (leading axis) put back on g.axis, shrunk to g.length rows."""
     t = stacked.type
@@ -264,10 +261,7 @@ class CopyShardToOneDeviceGathers(MultiRule[multi.CopyOp]):
         self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
     ) -> Sequence[SSAValue]:
         c = CopyRule.of(op)
-        assert isinstance(c.src, ShardAttr)
-        g = geometry(c.src_t, c.src)
-        k = low.position(b, c.src.device_names)
-        block = b.stored(b.local(operands[0], g, k))
+        g, k, block = _stored_local_block(low, b, c, operands[0])
         stacked_t = devidx.AllgatherOp.stacked_type(block.type, g.n)
         root = low.numbers(c.dst.device_names)[0]
         gathered = b.value(devidx.GatherOp(block, b.idx(k), root, stacked_t))
