@@ -50,7 +50,7 @@ from xdsl_multi.runtime.placement import (
     check_devices_known,
     device_number,
     from_local_parts,
-    local_part,
+    placed_local_part,
     prepare_inputs,
 )
 from xdsl_multi.runtime.schedule import (
@@ -320,19 +320,21 @@ class ProgramInfo:
                 )
 
     def logical_inputs(self, inputs: Sequence[object]) -> list[np.ndarray]:
-        """Checked private copies of the logical inputs; raises InterpreterError."""
-        return prepare_inputs(self.signature, inputs, list(self.argument_names))
+        """The checked logical inputs, not copied (`place_device` copies each device's part
+        once); raises InterpreterError."""
+        return prepare_inputs(self.signature, inputs, list(self.argument_names), copy=False)
 
     def place_device(
         self, schedule: DeviceSchedule, logical: Sequence[np.ndarray]
     ) -> list[LocalValue]:
-        """Device `schedule.device`'s local arguments: aligned copies of its parts."""
+        """Device `schedule.device`'s local arguments: aligned copies of its parts, each
+        written once (placement.placed_local_part)."""
         out: list[LocalValue] = []
         d = schedule.device
         for i, (t, x, spec) in enumerate(
             zip(self.signature.inputs.data, logical, schedule.args, strict=True)
         ):
-            part = local_part(t, x, d, self.devices)
+            part = placed_local_part(t, x, d, self.devices)
             if spec.scalar:
                 out.append(part[()].item())
                 continue
@@ -341,7 +343,7 @@ class ProgramInfo:
                     f"argument {i}: device {d}'s local part of {t} is {part.dtype}"
                     f"{list(part.shape)}, but its @main takes {spec.btype}"
                 )
-            out.append(aligned_copy(part))
+            out.append(part)
         return out
 
     def gather(self, local: Sequence[Sequence[LocalValue] | None]) -> list[np.ndarray]:

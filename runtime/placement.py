@@ -28,6 +28,7 @@ from xdsl_multi.dialects.multi import (
     ShardAttr,
     placement_of,
 )
+from xdsl_multi.runtime.buffers import aligned_copy, aligned_empty
 from xdsl_multi.runtime.values import (
     InterpreterError,
     dtype_of,
@@ -103,14 +104,20 @@ def prepare_input(t: Attribute, x: object, what: str, *, copy: bool = True) -> n
 
 
 def prepare_inputs(
-    signature: FunctionType, inputs: Sequence[object], names: Sequence[str] | None = None
+    signature: FunctionType,
+    inputs: Sequence[object],
+    names: Sequence[str] | None = None,
+    *,
+    copy: bool = True,
 ) -> list[np.ndarray]:
+    """The checked logical inputs (prepare_input of each; `copy=False` for a caller that
+    copies them itself)."""
     types = signature.inputs.data
     if len(inputs) != len(types):
         raise InterpreterError(f"@main takes {len(types)} arguments, got {len(inputs)} inputs")
     names = names or [f"arg{i}" for i in range(len(types))]
     return [
-        prepare_input(t, x, f"argument {i} ({names[i]})")
+        prepare_input(t, x, f"argument {i} ({names[i]})", copy=copy)
         for i, (t, x) in enumerate(zip(types, inputs, strict=True))
     ]
 
@@ -140,6 +147,28 @@ def random_inputs(signature: FunctionType, seed: int) -> list[np.ndarray]:
 # ---------------------------------------------------------------------------------------------
 # Local parts (SPMD and device levels)
 # ---------------------------------------------------------------------------------------------
+
+
+def placed_local_part(
+    t: Attribute, x: np.ndarray, d: int, devices: Sequence[str]
+) -> np.ndarray:
+    """Device d's local argument (`local_part`) in a fresh 64-byte aligned buffer, each
+    element written once: a shard's block is copied straight into it and only the padding
+    beyond the block is zeroed (no zero fill, no intermediate copy)."""
+    enc = placement_of(t)
+    if not isinstance(enc, ShardAttr):
+        return aligned_copy(local_part(t, x, d, devices))
+    out = aligned_empty(enc.local_shape(x.shape), x.dtype)
+    name = devices[d] if d < len(devices) else None
+    if name not in enc.device_names:
+        out[...] = 0
+        return out
+    block = enc.block(x.shape, enc.device_names.index(name))
+    out[tuple(slice(0, hi - lo) for lo, hi in block)] = x[tuple(slice(lo, hi) for lo, hi in block)]
+    for axis, (lo, hi) in enumerate(block):
+        if hi - lo < out.shape[axis]:
+            out[(slice(None),) * axis + (slice(hi - lo, None),)] = 0
+    return out
 
 
 def local_part(t: Attribute, x: np.ndarray, d: int, devices: Sequence[str]) -> np.ndarray:

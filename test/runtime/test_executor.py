@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 from kernel_programs import exchange_program, forward_program, parse
+from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context
 from xdsl_multi.runtime.buffers import (
@@ -25,6 +26,7 @@ from xdsl_multi.runtime.buffers import (
 )
 from xdsl_multi.runtime.executor import ExecutionError
 from xdsl_multi.runtime.kernels import KernelArg, PythonKernels
+from xdsl_multi.runtime.placement import local_part, placed_local_part
 from xdsl_multi.runtime.program import Program
 from xdsl_multi.runtime.schedule import (
     Alloc,
@@ -35,6 +37,7 @@ from xdsl_multi.runtime.schedule import (
     Send,
     compile_schedules,
 )
+from xdsl_multi.runtime.values import dtype_of
 
 
 def numpy_add(args: Sequence[KernelArg]) -> None:
@@ -69,6 +72,53 @@ def test_aligned_buffers(shape: tuple[int, ...], dtype: type) -> None:
     src = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape).astype(dtype)
     y = aligned_copy(src)
     assert is_aligned(y) and np.array_equal(y, src) and not np.shares_memory(y, src)
+
+
+DEVICES4 = ["CPU:0", "CPU:1", "CPU:2", "CPU:3"]
+
+
+@pytest.mark.parametrize(
+    "type_text, shape",
+    [
+        ('tensor<5x3xf32, #multi.shard<["CPU:0", "CPU:1"], axis = 0>>', (5, 3)),
+        ('tensor<2x4xf32, #multi.shard<["CPU:1", "CPU:0", "CPU:2"], axis = 1>>', (4, 10)),
+        ('tensor<1x2xi32, #multi.shard<["CPU:2", "CPU:3"], axis = 0>>', (1, 3)),
+        (
+            f"tensor<2x2xf32, #multi.shard<{DEVICES4}, mesh = [2, 2], axes = [0, 1]>>".replace("'", '"'),
+            (3, 4),
+        ),
+        ('tensor<2x3xf32, #multi.on<["CPU:0", "CPU:1", "CPU:2", "CPU:3"]>>', (4, 2, 3)),
+        ("tensor<2x3xf32>", (2, 3)),
+        ("tensor<f32>", ()),
+    ],
+)
+def test_a_placed_part_is_a_fresh_aligned_copy_of_the_local_part(
+    type_text: str, shape: tuple[int, ...]
+) -> None:
+    """The runtime's placement writes each device's part once into a fresh aligned buffer,
+    with the padding beyond a shard's block zeroed and devices off the list all zeros."""
+    t = Parser(make_context(), type_text).parse_type()
+    x = (np.arange(int(np.prod(shape))) + 1).reshape(shape).astype(dtype_of(t))
+    for d in range(len(DEVICES4)):
+        want = local_part(t, x, d, DEVICES4)
+        for _ in range(3):  # fresh memory may hold anything: padding must be written
+            got = placed_local_part(t, x, d, DEVICES4)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            assert np.array_equal(got, want), (d, got, want)
+            assert is_aligned(got) and not np.shares_memory(got, x)
+            got[...] = 7  # garbage for the next allocation to reuse
+
+
+def test_a_call_places_inputs_without_touching_the_callers_arrays() -> None:
+    with Program(parse(forward_program()), PythonKernels({"kernel0": numpy_add})) as program:
+        x = np.arange(4, dtype=np.float32)
+        placed = program.place([x, x])
+        for part in (p for parts in placed for p in parts):
+            assert isinstance(part, np.ndarray) and not np.shares_memory(part, x)
+            part[...] = -1
+        np.testing.assert_array_equal(x, np.arange(4, dtype=np.float32))
+        result = program.gather(program.run_placed(program.place([x, x])))
+        np.testing.assert_array_equal(result[0], 2 * x)
 
 
 def test_plan_reuses_slots_of_dead_buffers_and_never_overlaps_live_ones() -> None:
