@@ -241,9 +241,10 @@ class LookupOp(IRDLOperation):
             parser.raise_error("devidx.lookup: the table must have at least one entry", pos)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        pos = parser.pos
         t = parser.parse_type()
         if not isinstance(t, IndexType):
-            parser.raise_error(f"devidx.lookup: the result must be index, found {t}")
+            parser.raise_error(f"devidx.lookup: the result must be index, found {t}", pos)
         op = cls(index, table)
         op.attributes.update(attrs)
         return op

@@ -59,7 +59,7 @@ class LookupToLLVM(RewritePattern):
         entry = llvm.GEPOp(
             address, [0, llvm.GEP_USE_SSA_VAL], array, ssa_indices=[op.index], inbounds=True
         )
-        rewriter.replace_op(op, [address, entry, llvm.LoadOp(entry, i64)])
+        rewriter.replace(op, [address, entry, llvm.LoadOp(entry, i64)])
 
 
 DEVIDX_TO_LLVM_PATTERNS: list[RewritePattern] = [LookupToLLVM()]
