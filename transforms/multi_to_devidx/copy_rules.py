@@ -206,14 +206,17 @@ def _every_device(low: FunctionLowering, p: OnAttr | ShardAttr) -> bool:
     )
 
 
-def _split_axis(b: SpmdBuilder, x: SSAValue, g: ShardGeometry) -> SSAValue:
-    """x (g.length rows on g.axis) as N blocks of g.s rows on a new leading axis, stored
-    (rows past the length are padding: 0)."""
+def _split_axis(
+    b: SpmdBuilder, x: SSAValue, g: ShardGeometry, entries: int | None = None
+) -> SSAValue:
+    """x (g.length rows on g.axis) as g.n blocks of g.s rows (or `entries` >= g.n blocks, the
+    last ones all padding) on a new leading axis, stored (rows past the length are padding: 0)."""
     t = x.type
     assert isinstance(t, TensorType)
-    padded = b.pad_axis(x, g.axis, 0, g.n * g.s - g.length, g.n * g.s, None)
+    n = g.n if entries is None else entries
+    padded = b.pad_axis(x, g.axis, 0, n * g.s - g.length, n * g.s, None)
     shape = list(t.get_shape())
-    split = b.reshape(padded, [*shape[: g.axis], g.n, g.s, *shape[g.axis + 1 :]])
+    split = b.reshape(padded, [*shape[: g.axis], n, g.s, *shape[g.axis + 1 :]])
     if g.axis > 0:
         order = [g.axis, *range(g.axis), *range(g.axis + 1, len(shape) + 1)]
         split_t = split.type
@@ -385,6 +388,41 @@ class CopyFromShardAllGathersOp(MultiRule[multi.CopyOp]):
         if isinstance(c.dst, ShardAttr):
             logical = low.clean(b, logical, c.dst_t, c.dst)
         return [b.mask(low.member(b, c.dst.device_names), logical)]
+
+
+class CopyFromOneDeviceToSomeScattersOp(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: COPY of a `#multi.on` value to a one-axis shard over a subset
+    of the devices (or in another order) is one `devidx.scatter` over every device from its
+    first listed device: its value split into N blocks of the shard's s rows (the shard's m
+    devices take blocks 0..m-1 at their positions, the others the padding blocks after them),
+    then `global`ed at the device's position and masked to the shard's devices."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            low.strategy.as_ops
+            and len(low.devices) > 1
+            and isinstance(c.src, OnAttr)
+            and _one_axis_shard(c.dst)
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.dst, ShardAttr)
+        g, n = geometry(c.dst_t, c.dst), len(low.devices)
+        k = _position_among_every_device(low, b, c.dst.device_names)
+        blocks = _split_axis(b, operands[0], g, n)
+        blocks_t = blocks.type
+        assert isinstance(blocks_t, TensorType)
+        block_t = plain(blocks_t, blocks_t.get_shape()[1:])
+        root = low.numbers([c.src.device_names[0]])[0]
+        block = b.value(devidx.ScatterOp(blocks, b.idx(k), root, block_t))
+        placed = b.global_(block, g, b.minimum(k, g.n - 1) if g.n < n else k)
+        return [b.mask(low.member(b, c.dst.device_names), placed)]
 
 
 class CopyFetchesLogicalValue(MultiRule[multi.CopyOp]):
