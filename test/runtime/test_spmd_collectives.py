@@ -370,6 +370,7 @@ def test_subset_and_permuted_copies_on_threads(n: int, order: list[int]) -> None
     text = subset_program(n, order)
     module = parse(text)
     lower_for_runtime(module, spmd=True)
+    assert not any(isinstance(op, devidx.FetchOp) for op in module.walk())
     with Program(module) as program:
         for seed in (1, 2):
             args = subset_inputs(n, seed)
@@ -391,6 +392,9 @@ def test_collectives_fetches_keeps_position_chains_and_fetches() -> None:
 def test_subset_and_permuted_copies_on_mpi(tmp_path: Path) -> None:
     """Allgatherv, Gatherv and Scatterv over every rank (the non-members' blocks dropped or
     padding) under `mpiexec -n 3`, with positions from tables."""
+    module = parse(subset_program(3, [2, 0, 1]))
+    lower_for_runtime(module, spmd=True)
+    assert not any(isinstance(op, devidx.FetchOp) for op in module.walk())  # collectives only
     prog = tmp_path / "prog.mlir"
     prog.write_text(subset_program(3, [2, 0, 1]))
     r = mpirun(
