@@ -5,6 +5,7 @@
 %inv = devidx.invalid : tensor<8x4xf32>
 %st = devidx.stack %a, %b : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<2x4x4xf32>
 %ix = devidx.index %st[%dn] : tensor<2x4x4xf32> -> tensor<4x4xf32>
+%k = devidx.lookup %dn in [2, 0, 1] : index
 %ft = devidx.fetch %x from %src : tensor<4x4xf32>
 devidx.send %y to 1 channel 7 : tensor<4x4xf32>
 %rv = devidx.recv from 0 channel 7 : tensor<4x4xf32>
@@ -28,6 +29,7 @@ from typing import TypeVar
 
 from xdsl.dialects.builtin import (
     I64,
+    DenseArrayBase,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -58,8 +60,10 @@ from xdsl_multi.dialects.syntax import (
     expect_static,
     expect_tensor,
     parse_i64,
+    parse_int_list,
     parse_variadic,
     print_attr_dict,
+    print_int_list,
     print_variadic,
 )
 
@@ -195,6 +199,67 @@ class IndexOp(IRDLOperation):
         want = TensorType(src.element_type, src.get_shape()[1:], src.encoding)
         if res != want:
             raise VerifyException(f"{self.name}: result must be {want}, found {res}")
+
+
+@irdl_op_definition
+class LookupOp(IRDLOperation):
+    """Entry `%i` of a constant table of integers: one op, whatever the table's length.
+
+    ```mlir
+    %k = devidx.lookup %d in [2, 0, 1] : index   // d's position in a permuted device list
+    ```
+    An SPMD program computes a device's position in a device list that is not in the module's
+    order (or whether it is a member of a subset) as `table[d]`; as a chain of selects on d
+    that would be N ops. `%i` must be in [0, len(table)) (the interpreter and the runtime
+    check it). tinygrad: none (its device lists are always in the order of the tuple).
+    """
+
+    name = "devidx.lookup"
+    index = operand_def(IndexType)
+    table = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(self, index: SSAValue, table: Sequence[int]):
+        super().__init__(
+            operands=[index],
+            result_types=[IndexType()],
+            properties={"table": DenseArrayBase.from_list(i64, list(table))},
+        )
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        return tuple(int(v) for v in self.table.get_values())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LookupOp:
+        index = parser.parse_operand(IndexType())
+        parser.parse_keyword("in")
+        pos = parser.pos
+        table = parse_int_list(parser)
+        if not table:
+            parser.raise_error("devidx.lookup: the table must have at least one entry", pos)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        t = parser.parse_type()
+        if not isinstance(t, IndexType):
+            parser.raise_error(f"devidx.lookup: the result must be index, found {t}", pos)
+        op = cls(index, table)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.index)
+        printer.print_string(" in ")
+        print_int_list(printer, self.values)
+        print_attr_dict(printer, dict(self.attributes))
+        printer.print_string(" : index")
+
+    def verify_(self) -> None:
+        if not self.values:
+            raise VerifyException(f"{self.name}: the table must have at least one entry, found []")
 
 
 @dataclass(frozen=True)
@@ -748,6 +813,7 @@ Devidx = Dialect(
         InvalidOp,
         StackOp,
         IndexOp,
+        LookupOp,
         FetchOp,
         SendOp,
         RecvOp,
@@ -775,6 +841,7 @@ __all__ = [
     "GatherOp",
     "IndexOp",
     "InvalidOp",
+    "LookupOp",
     "RecvOp",
     "ScatterOp",
     "SendOp",

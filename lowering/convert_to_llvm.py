@@ -12,7 +12,8 @@ For each kernel:
    same work in a fraction of that time);
 2. block arguments other than memrefs get their llvm types (index -> i64, bf16 -> f32);
 3. one walk, in block order, of the arith, math, memref and terminator lowerings
-   (arith_to_llvm.py, math_to_llvm.py, memref_to_llvm.py, func_to_llvm.py): an op's operands
+   (arith_to_llvm.py, math_to_llvm.py, memref_to_llvm.py, func_to_llvm.py, devidx_to_llvm.py
+   for SPMD mode's `devidx.lookup` tables): an op's operands
    are already lowered when it is rewritten, except memrefs, which keep their type (and so their
    shape) for the loads and stores; the op's own result types are still the kernel-level ones;
 4. a second walk turns `memref.alloca` into `llvm.alloca`;
@@ -47,6 +48,7 @@ from xdsl_multi.dialects.multi import (
     LLVM_NAME_ATTR,
 )
 from xdsl_multi.lowering.arith_to_llvm import ARITH_TO_LLVM_PATTERNS
+from xdsl_multi.lowering.devidx_to_llvm import DEVIDX_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.func_to_llvm import (
     FUNC_TO_LLVM_PATTERNS,
     kernel_declaration,
@@ -135,6 +137,7 @@ _TO_LLVM = GreedyRewritePatternApplier(
         *MATH_TO_LLVM_PATTERNS,
         *MEMREF_TO_LLVM_PATTERNS,
         *FUNC_TO_LLVM_PATTERNS,
+        *DEVIDX_TO_LLVM_PATTERNS,
     ]
 )
 _ALLOCA_TO_LLVM = AllocaToLLVM()

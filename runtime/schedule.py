@@ -51,7 +51,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from xdsl_multi.dialects.devidx import SPMD_ATTR
+from xdsl_multi.dialects.devidx import SPMD_ATTR, LookupOp
 from xdsl_multi.dialects.element_types import INDEX_BINARY, INDEX_COMPARE
 from xdsl_multi.dialects.multi import SIGNATURE_ATTR, listed_devices, placement_of
 from xdsl_multi.lowering.kernel_facts import written_arguments
@@ -282,6 +282,20 @@ def _select(c: int, a: int, b: int) -> int:
 
 
 @dataclass(frozen=True)
+class _Lookup:
+    """`devidx.lookup %i in [...]` of a host schedule: table[i], i checked."""
+
+    table: tuple[int, ...]
+
+    def __call__(self, i: int) -> int:
+        if not 0 <= i < len(self.table):
+            raise ScheduleError(
+                f"devidx.lookup: index {i} is outside the table of {len(self.table)} entries"
+            )
+        return self.table[i]
+
+
+@dataclass(frozen=True)
 class ScalarOp:
     """Index arithmetic of an SPMD host schedule: register `reg` = `fn(operand registers)`."""
 
@@ -444,6 +458,11 @@ class _Reader:
                 )
             )
             self.collectives += 1
+        elif self.spmd and isinstance(op, LookupOp):
+            operand = self.regs.get(op.index)
+            if operand is None:
+                raise self.fail(op, "uses a value that is not a scalar of the schedule")
+            self.scalars.append(ScalarOp(self.new_reg(op.result), _Lookup(op.values), (operand,)))
         elif self.spmd and isinstance(op, (*INDEX_BINARY, arith.SelectOp, arith.CmpiOp)):
             operands = tuple(self.regs[v] for v in op.operands if v in self.regs)
             if len(operands) != len(op.operands):

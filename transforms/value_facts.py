@@ -275,6 +275,10 @@ def index_range(value: SSAValue, num_devices: int | None, depth: int = _RANGE_DE
     def rng(v: SSAValue) -> Range:
         return index_range(v, num_devices, depth - 1)
 
+    if isinstance(op, devidx.LookupOp):  # the entries the index's range can reach
+        table, i = op.values, rng(op.index)
+        reach = table[max(i.lo or 0, 0) : len(table) if i.hi is None else max(i.hi + 1, 0)]
+        return Range(min(reach), max(reach)) if reach else UNKNOWN
     if isinstance(op, arith.AddiOp):
         a, b = rng(op.lhs), rng(op.rhs)
         return Range(_add(a.lo, b.lo), _add(a.hi, b.hi))

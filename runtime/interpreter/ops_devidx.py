@@ -74,6 +74,14 @@ def index(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     return [all_invalid(t)]
 
 
+def lookup(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
+    assert isinstance(op, devidx.LookupOp)
+    i, table = _index(op, args[0]), op.values
+    if not 0 <= i < len(table):
+        raise op_error(op, f"index {i} is outside the table of {len(table)} entries")
+    return [np.int64(table[i])]
+
+
 def fetch(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
     """Offer this device's stored instance; receive device `src`'s (at the kernel level, in
     an SPMD host schedule: a fresh buffer holding it)."""
@@ -139,6 +147,7 @@ DEVIDX_HANDLERS: dict[type[Operation], Handler] = {
     devidx.InvalidOp: invalid,
     devidx.StackOp: stack,
     devidx.IndexOp: index,
+    devidx.LookupOp: lookup,
 }
 
 DEVIDX_CONTROL: dict[type[Operation], ControlHandler] = {

@@ -301,3 +301,114 @@ def test_gather_scatter_alltoall_on_mpi(tmp_path: Path, order: list[int], root: 
     )
     assert r.returncode == 0, r.stderr
     assert "check: mpi matches interp (3 results)" in r.stdout
+
+
+def subset_program(n: int, order: list[int]) -> str:
+    """Copies between device lists that are not every device in the module's order (issue
+    13): x (uneven) sharded over `order` to `#multi.on` all but one device (allgather), y
+    sharded over all but the first of `order` to one device (gather), z sharded over a subset
+    to a shard over every device in reverse (allgather + clean), x resharded to axis 1 in
+    reverse order, and w on one device to a shard over the subset (scatter)."""
+    sub, rest, back = order[: max(1, n - 1)], order[1:] or order, list(range(n))[::-1]
+    tx = f"tensor<{3 * n + 1}x5xf32, #multi.shard<{_names(order)}, axis = 0>>"
+    ax = f"tensor<{3 * n + 1}x5xf32, #multi.on<{_names(sub[::-1])}>>"
+    ty = f"tensor<4x{2 * n - 1}xi32, #multi.shard<{_names(rest)}, axis = 1>>"
+    ay = f"tensor<4x{2 * n - 1}xi32, #multi.on<{_names(order[:1])}>>"
+    tz = f"tensor<{2 * n + 1}x3xf32, #multi.shard<{_names(sub)}, axis = 0>>"
+    az = f"tensor<{2 * n + 1}x3xf32, #multi.shard<{_names(back)}, axis = 0>>"
+    ax1 = f"tensor<{3 * n + 1}x5xf32, #multi.shard<{_names(back)}, axis = 1>>"
+    tw = f"tensor<{2 * n + 1}x3xf32, #multi.on<{_names(order[-1:])}>>"
+    aw = f"tensor<{2 * n + 1}x3xf32, #multi.shard<{_names(sub)}, axis = 0>>"
+    return f"""builtin.module attributes {{multi.devices = {_names(list(range(n)))}}} {{
+  func.func @main(%x: {tx}, %y: {ty}, %z: {tz}, %w: {tw}) -> ({ax}, {ay}, {az}, {ax1}, {aw}) {{
+    %a = multi.copy %x : {tx} -> {ax}
+    %b = multi.copy %y : {ty} -> {ay}
+    %c = multi.copy %z : {tz} -> {az}
+    %e = multi.copy %x : {tx} -> {ax1}
+    %f = multi.copy %w : {tw} -> {aw}
+    func.return %a, %b, %c, %e, %f : {ax}, {ay}, {az}, {ax1}, {aw}
+  }}
+}}
+"""
+
+
+def subset_inputs(n: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [
+        rng.standard_normal((3 * n + 1, 5)).astype(np.float32),
+        rng.integers(-1000, 1000, (4, 2 * n - 1)).astype(np.int32),
+        rng.standard_normal((2 * n + 1, 3)).astype(np.float32),
+        rng.standard_normal((2 * n + 1, 3)).astype(np.float32),
+    ]
+
+
+SUBSET_CASES = [(2, [1, 0]), (3, [2, 0, 1]), (4, [1, 3, 0, 2])]
+
+
+@pytest.mark.parametrize(("n", "order"), SUBSET_CASES)
+def test_subset_and_permuted_copies_at_every_spmd_level(n: int, order: list[int]) -> None:
+    """Every SPMD-mode level's interpreter gives the multi level's results, with collective
+    ops and position tables (`devidx.lookup`) and no fetch."""
+    text = subset_program(n, order)
+    args = subset_inputs(n, n)
+    want = run_module(parse(text), args)
+    module = parse(text)
+    for spec in pipeline_specs(Level.MULTI, Level.KERNEL, spmd=True):
+        build_pipeline((spec,)).apply(make_context(), module)
+        module.verify()
+        for g, w in zip(run_module(module, args), want, strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=str(spec))
+    names = [op.name for op in module.walk()]
+    assert "devidx.fetch" not in names and "devidx.lookup" in names
+    moving = ("devidx.gather", "devidx.allgather", "devidx.alltoall")
+    assert sum(names.count(k) for k in moving) == 4 and names.count("devidx.scatter") == 1
+
+
+@pytest.mark.parametrize(("n", "order"), SUBSET_CASES)
+def test_subset_and_permuted_copies_on_threads(n: int, order: list[int]) -> None:
+    """Compiled (kernels in LLVM, tables as constant globals) on threads, run twice."""
+    text = subset_program(n, order)
+    module = parse(text)
+    lower_for_runtime(module, spmd=True)
+    assert not any(isinstance(op, devidx.FetchOp) for op in module.walk())
+    with Program(module) as program:
+        for seed in (1, 2):
+            args = subset_inputs(n, seed)
+            want = run_module(parse(text), args)
+            for g, w in zip(program(args), want, strict=True):
+                np.testing.assert_array_equal(g, w)
+
+
+def test_collectives_fetches_keeps_position_chains_and_fetches() -> None:
+    """SPEC §5's form (the default): positions are arith selects, copies fetches."""
+    module = parse(subset_program(3, [2, 0, 1]))
+    build_pipeline(tuple(pipeline_specs(Level.MULTI, Level.SPMD))).apply(make_context(), module)
+    names = [op.name for op in module.walk()]
+    assert "devidx.lookup" not in names and "devidx.allgather" not in names
+    assert "devidx.fetch" in names and "arith.select" in names
+
+
+@needs_mpi
+def test_subset_and_permuted_copies_on_mpi(tmp_path: Path) -> None:
+    """Allgatherv, Gatherv and Scatterv over every rank (the non-members' blocks dropped or
+    padding) under `mpiexec -n 3`, with positions from tables."""
+    module = parse(subset_program(3, [2, 0, 1]))
+    lower_for_runtime(module, spmd=True)
+    assert not any(isinstance(op, devidx.FetchOp) for op in module.walk())  # collectives only
+    prog = tmp_path / "prog.mlir"
+    prog.write_text(subset_program(3, [2, 0, 1]))
+    r = mpirun(
+        3,
+        "-m",
+        "xdsl_multi.tools.multi_run",
+        prog,
+        "--spmd",
+        "--backend",
+        "mpi",
+        "--random-inputs",
+        "--seed",
+        "7",
+        "--check",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "check: mpi matches interp (5 results)" in r.stdout

@@ -307,3 +307,73 @@ def test_uneven_gather_scatter_or_reshard_on_64_devices_matches_numpy(kind: str)
     with Program(lowered(copy_program(64, kind, -1))) as program:
         (got,) = program([x])
     np.testing.assert_array_equal(got, x + x)  # one device's value, or the shard's whole
+
+
+def _listed(numbers: list[int]) -> str:
+    return ", ".join(f'"CPU:{i}"' for i in numbers)
+
+
+def table_program(n: int, kind: str) -> str:
+    """Device lists that are not the module's (issue 13's last corners): `permuted`, a reduce
+    of an uneven shard (4n - 1 rows) listed evens first then odds; `subset`, a value on the
+    even devices doubled; copies `to_subset` (a shard over every device to `#multi.on` the
+    first half), `one_to_subset` (device 0 to a shard over the odd devices),
+    `subset_to_every` (a shard over the odd devices to one over every device, other axis),
+    `reorder` (a shard over every device to one in the evens-then-odds order, same axis)."""
+    every, evens, odds = list(range(n)), list(range(0, n, 2)), list(range(1, n, 2))
+    shuffled, rows = evens + odds, 4 * n - (1 if kind in ("permuted", "reorder") else 0)
+
+    def shard(names: list[int], axis: int = 0) -> str:
+        return f"tensor<{rows}x8xf32, #multi.shard<[{_listed(names)}], axis = {axis}>>"
+
+    def on(names: list[int], shape: str = f"{rows}x8") -> str:
+        return f"tensor<{shape}xf32, #multi.on<[{_listed(names)}]>>"
+
+    if kind == "permuted":
+        src, dst = shard(shuffled), on(every, "1x8")
+        body = f"%y = tg.reduce add %x [0] : {src} -> {dst}"
+    elif kind == "subset":
+        src = dst = on(evens)
+        body = f"%y = arith.addf %x, %x : {src}"
+    else:
+        src, dst = {
+            "to_subset": (shard(every), on(every[: n // 2])),
+            "one_to_subset": (on([0]), shard(odds)),
+            "subset_to_every": (shard(odds), shard(every, 1)),
+            "reorder": (shard(every), shard(shuffled)),
+        }[kind]
+        body = f"%y = multi.copy %x : {src} -> {dst}"
+    return f"""builtin.module attributes {{multi.devices = [{_listed(every)}]}} {{
+  func.func @main(%x: {src}) -> {dst} {{
+    {body}
+    func.return %y : {dst}
+  }}
+}}
+"""
+
+
+TABLE_CASES = {
+    # kind: (small N, large N) with the same shapes of shares (even / uneven alike), both past
+    # form-kernels' MAX_VERSIONS = 8
+    "permuted": (9, 63),
+    "subset": (16, 64),
+    "to_subset": (16, 64),
+    "one_to_subset": (16, 64),
+    "subset_to_every": (32, 64),
+    "reorder": (9, 63),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TABLE_CASES))
+def test_permuted_and_subset_device_lists_do_not_grow_with_n(kind: str) -> None:
+    """A position in a device list in another order than the module's, or membership of a
+    subset, is one `devidx.lookup` (before: a chain of N selects, in the host schedule and in
+    the kernels); a copy from a shard over some devices is one allgather or gather (before: a
+    fetch per device). The llvm-level module has the same ops for both N."""
+    small_n, large_n = TABLE_CASES[kind]
+    small, large = lowered(table_program(small_n, kind)), lowered(table_program(large_n, kind))
+    assert op_names(small) == op_names(large)
+    names = op_names(large)
+    assert "devidx.fetch" not in names
+    assert "devidx.lookup" in names or "llvm.mlir.global" in names  # host or kernel tables
+    assert len(names) < 150

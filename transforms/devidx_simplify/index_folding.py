@@ -13,6 +13,7 @@ Every pattern here works on scalars only; tensors are left to the other pattern 
 | `DivOfValueInOneBlock` | divsi/floordivsi(x, m) fixed by x's range -> constant |
 | `MinMaxDecidedByRanges` | minsi/maxsi whose operand ranges are ordered -> that operand |
 | `AddOfAddConstantsFolds` | (x + c1) + c2 -> x + (c1 + c2), also with subi |
+| `LookupOfConstantFolds` | `devidx.lookup %c in [...]` of a constant c (d once specialized) -> table[c]; also when every entry the index can reach is one value |
 """
 
 from __future__ import annotations
@@ -294,6 +295,21 @@ class AddOfAddConstantsFolds(RewritePattern):
         rewriter.replace(op, [c, arith.AddiOp(x, c.result)])
 
 
+@dataclass(frozen=True)
+class LookupOfConstantFolds(RewritePattern):
+    """`devidx.lookup %c2 in [2, 0, 1]` -> `arith.constant 1 : index` (specialize-devices has
+    made d a constant), and any lookup whose reachable entries are all one value; an index out
+    of the table stays (the interpreter reports it)."""
+
+    num_devices: int | None
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: devidx.LookupOp, rewriter: PatternRewriter, /) -> None:
+        point = index_range(op.result, self.num_devices).point
+        if point is not None:
+            rewriter.replace(op, constant_like(op.result.type, point))
+
+
 def index_folding_patterns(num_devices: int | None) -> list[RewritePattern]:
     """Every pattern of this file; `num_devices` is N (None when the module has no
     `multi.devices`: then only d >= 0 is known)."""
@@ -305,4 +321,5 @@ def index_folding_patterns(num_devices: int | None) -> list[RewritePattern]:
         DivOfValueInOneBlock(num_devices),
         MinMaxDecidedByRanges(num_devices),
         AddOfAddConstantsFolds(),
+        LookupOfConstantFolds(num_devices),
     ]

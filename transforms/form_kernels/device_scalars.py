@@ -75,6 +75,14 @@ class DeviceScalars:
         if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
             v = op.value.value.data
             return bool(v) if _is_i1(value) else v
+        if isinstance(op, devidx.LookupOp):
+            i = int(self.value(op.index, d))
+            if not 0 <= i < len(op.values):
+                raise PassFailedException(
+                    f"form-kernels: devidx.lookup: index {i} is outside the table of "
+                    f"{len(op.values)} entries on device {d}"
+                )
+            return op.values[i]
         if isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
             return int(self.value(op.operands[0], d))
         if isinstance(op, arith.SelectOp):

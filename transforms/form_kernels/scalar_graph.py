@@ -25,6 +25,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
+    DenseArrayBase,
     Float16Type,
     IndexType,
     IntegerAttr,
@@ -36,6 +37,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from xdsl_multi.dialects import devidx
 from xdsl_multi.dialects.element_types import bit_width, is_bool, is_float
 from xdsl_multi.dialects.multi import ReduceKind
 from xdsl_multi.transforms.form_kernels import index_maps as im
@@ -292,16 +294,9 @@ class Graph:
             if hi > atom.hi:
                 x = self.op(arith.MinSIOp, [x, self.index(atom.hi)], IndexType())
             return x
-        if isinstance(atom, im.Table):  # a chain of selects on x
-            x = self.ix(atom.x)
-            out = self.index(atom.values[-1])
-            for k in range(len(atom.values) - 2, -1, -1):
-                if atom.values[k] != atom.values[-1]:
-                    hit = self.cmpi("eq", x, self.index(k))
-                    out = self.op(
-                        arith.SelectOp, [hit, self.index(atom.values[k]), out], IndexType()
-                    )
-            return out
+        if isinstance(atom, im.Table):  # one table lookup, whatever the number of entries
+            table = DenseArrayBase.from_list(i64, list(atom.values))
+            return self.op(devidx.LookupOp, [self.ix(atom.x)], IndexType(), {"table": table})
         # Div and Mod: unsigned division of a value made non-negative by a bias of k's.
         lo, _ = atom.x.range
         bias = 0 if lo >= 0 else -(lo // atom.k)

@@ -614,6 +614,13 @@ class TensorEvaluator:
                 node = self.g.index(self.device_value)
             else:
                 node = self.g.ix(im.var(self.g.device()))
+        elif isinstance(op, devidx.LookupOp) and self.g.devices is not None:
+            if self.device_value is not None:
+                node = self.g.index(int(self.device_scalars.value(value, self.device_value)))
+            else:
+                node = self.g.op(
+                    devidx.LookupOp, [self.scalar(op.index)], value.type, dict(op.properties)
+                )
         elif (
             isinstance(op, Operation)
             and op.dialect_name() in ("arith", "math")

@@ -29,7 +29,12 @@ from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
     MultiRule,
     geometry,
 )
-from xdsl_multi.transforms.multi_to_devidx.spmd_builder import ShardGeometry, SpmdBuilder, plain
+from xdsl_multi.transforms.multi_to_devidx.spmd_builder import (
+    Index,
+    ShardGeometry,
+    SpmdBuilder,
+    plain,
+)
 
 OpT = TypeVar("OpT", bound=Operation)
 
@@ -201,14 +206,17 @@ def _every_device(low: FunctionLowering, p: OnAttr | ShardAttr) -> bool:
     )
 
 
-def _split_axis(b: SpmdBuilder, x: SSAValue, g: ShardGeometry) -> SSAValue:
-    """x (g.length rows on g.axis) as N blocks of g.s rows on a new leading axis, stored
-    (rows past the length are padding: 0)."""
+def _split_axis(
+    b: SpmdBuilder, x: SSAValue, g: ShardGeometry, entries: int | None = None
+) -> SSAValue:
+    """x (g.length rows on g.axis) as g.n blocks of g.s rows (or `entries` >= g.n blocks, the
+    last ones all padding) on a new leading axis, stored (rows past the length are padding: 0)."""
     t = x.type
     assert isinstance(t, TensorType)
-    padded = b.pad_axis(x, g.axis, 0, g.n * g.s - g.length, g.n * g.s, None)
+    n = g.n if entries is None else entries
+    padded = b.pad_axis(x, g.axis, 0, n * g.s - g.length, n * g.s, None)
     shape = list(t.get_shape())
-    split = b.reshape(padded, [*shape[: g.axis], g.n, g.s, *shape[g.axis + 1 :]])
+    split = b.reshape(padded, [*shape[: g.axis], n, g.s, *shape[g.axis + 1 :]])
     if g.axis > 0:
         order = [g.axis, *range(g.axis), *range(g.axis + 1, len(shape) + 1)]
         split_t = split.type
@@ -321,6 +329,100 @@ class CopyBetweenShardingsAlltoallOp(MultiRule[multi.CopyOp]):
         mine = b.local(operands[0], g_src, k)
         exchanged = b.value(devidx.AlltoallOp(_split_axis(b, mine, g_dst), b.idx(k)))
         return [b.global_(_join_axis(b, exchanged, g_src), g_dst, k)]
+
+
+def _position_among_every_device(
+    low: FunctionLowering, b: SpmdBuilder, names: Sequence[str]
+) -> Index:
+    """A permutation of [0, N) on d: d's position in `names` for the listed devices, then
+    len(names), len(names) + 1, ... for the others in module order (one `devidx.lookup`)."""
+    listed = low.numbers(names)
+    table = [0] * len(low.devices)
+    for k, num in enumerate(listed):
+        table[num] = k
+    others = sorted(set(range(len(low.devices))) - set(listed))
+    for j, num in enumerate(others):
+        table[num] = len(listed) + j
+    return b.lookup(table, 0)
+
+
+def _one_axis_shard(p: OnAttr | ShardAttr) -> bool:
+    return isinstance(p, ShardAttr) and not p.is_mesh and p.mesh_axes[0] is not None
+
+
+class CopyFromShardAllGathersOp(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: any other COPY from a one-axis shard (over a subset of the
+    devices or in another order than the module's; to several but not all devices, to a
+    shard over other devices or on the same axis) is one `devidx.allgather` over every device
+    (`devidx.gather` when the destination is one device) of the local buffers: the shard's
+    devices at their positions 0..m-1, the others after them (their blocks are dropped). The
+    m first entries are put back on the shard axis, then `clean`ed to a shard destination's
+    share and masked to the destination's devices."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            low.strategy.as_ops
+            and len(low.devices) > 1
+            and _one_axis_shard(c.src)
+            and (isinstance(c.dst, OnAttr) or _one_axis_shard(c.dst))
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.src, ShardAttr)
+        g, n = geometry(c.src_t, c.src), len(low.devices)
+        k = _position_among_every_device(low, b, c.src.device_names)
+        block = b.stored(b.local(operands[0], g, b.minimum(k, g.n - 1) if g.n < n else k))
+        stacked_t = devidx.AllgatherOp.stacked_type(block.type, n)
+        if isinstance(c.dst, OnAttr) and len(c.dst.device_names) == 1:
+            root = low.numbers(c.dst.device_names)[0]
+            stacked = b.value(devidx.GatherOp(block, b.idx(k), root, stacked_t))
+        else:
+            stacked = b.value(devidx.AllgatherOp(block, b.idx(k), stacked_t))
+        logical = _join_axis(b, b.shrink_axis(stacked, 0, 0, g.n), g)
+        if isinstance(c.dst, ShardAttr):
+            logical = low.clean(b, logical, c.dst_t, c.dst)
+        return [b.mask(low.member(b, c.dst.device_names), logical)]
+
+
+class CopyFromOneDeviceToSomeScattersOp(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: COPY of a `#multi.on` value to a one-axis shard over a subset
+    of the devices (or in another order) is one `devidx.scatter` over every device from its
+    first listed device: its value split into N blocks of the shard's s rows (the shard's m
+    devices take blocks 0..m-1 at their positions, the others the padding blocks after them),
+    then `global`ed at the device's position and masked to the shard's devices."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            low.strategy.as_ops
+            and len(low.devices) > 1
+            and isinstance(c.src, OnAttr)
+            and _one_axis_shard(c.dst)
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.dst, ShardAttr)
+        g, n = geometry(c.dst_t, c.dst), len(low.devices)
+        k = _position_among_every_device(low, b, c.dst.device_names)
+        blocks = _split_axis(b, operands[0], g, n)
+        blocks_t = blocks.type
+        assert isinstance(blocks_t, TensorType)
+        block_t = plain(blocks_t, blocks_t.get_shape()[1:])
+        root = low.numbers([c.src.device_names[0]])[0]
+        block = b.value(devidx.ScatterOp(blocks, b.idx(k), root, block_t))
+        placed = b.global_(block, g, b.minimum(k, g.n - 1) if g.n < n else k)
+        return [b.mask(low.member(b, c.dst.device_names), placed)]
 
 
 class CopyFetchesLogicalValue(MultiRule[multi.CopyOp]):

@@ -125,6 +125,7 @@ class FunctionLowering:
             InsertPoint.at_end(new_block),
             len(self.devices),
             SSAValue.get(emit_device_num(new_block)),
+            tables=self.strategy.as_ops,
         )
         for old_arg, new_arg in zip(old_block.args, new_block.args, strict=True):
             self.vmap[old_arg] = self.from_local(b, new_arg, old_arg.type)

@@ -22,6 +22,8 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | COPY shard(all) -> on(all), collectives=ops | `devidx.allgather` of the local buffers | `CopyShardToEveryDeviceAllGathers` |
 | COPY shard(all) -> on(one), collectives=ops | `devidx.gather` to that device | `CopyShardToOneDeviceGathers` |
 | COPY on(D) -> on(all), collectives=ops | `devidx.broadcast` from D[0] | `CopyToEveryDeviceBroadcasts` |
+| COPY shard(any) -> on(E) or shard(any), collectives=ops | `devidx.allgather` (gather to one device) over every device, then `clean`/mask | `CopyFromShardAllGathersOp` |
+| COPY on(D) -> shard(any), collectives=ops | `devidx.scatter` from D[0] over every device, then mask | `CopyFromOneDeviceToSomeScattersOp` |
 | any other COPY | logical value fetched from owners | `CopyFetchesLogicalValue` |
 | ALLREDUCE | naive, ring or all2all fetches | `AllreduceToFetchSchedule` |
 | reduce over the shard axis | reduce of `clean(x)` + allreduce | `ReduceOverShardAxisToAllreduce` |
@@ -73,6 +75,8 @@ from xdsl_multi.transforms.multi_to_devidx.copy_rules import (
     CopyFetchesLogicalValue,
     CopyFromOneDeviceScatters,
     CopyFromOneDeviceScattersOp,
+    CopyFromOneDeviceToSomeScattersOp,
+    CopyFromShardAllGathersOp,
     CopyKeepingSliceCleans,
     CopyPermutingBuffersFetches,
     CopyShardToEveryDeviceAllGathers,
@@ -119,6 +123,8 @@ def multi_to_devidx_rules() -> list[MultiRule[Any]]:
         CopyShardToEveryDeviceAllGathers(),
         CopyShardToOneDeviceGathers(),
         CopyToEveryDeviceBroadcasts(),
+        CopyFromShardAllGathersOp(),
+        CopyFromOneDeviceToSomeScattersOp(),
         CopyFetchesLogicalValue(),
         AllreduceToFetchSchedule(),
         ReduceOverShardAxisToAllreduce(),

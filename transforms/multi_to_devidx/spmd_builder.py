@@ -71,6 +71,8 @@ class SpmdBuilder:
     insert_point: InsertPoint
     num_devices: int
     d: SSAValue
+    tables: bool = False
+    """Table lookups on d as `devidx.lookup` (collectives=ops) instead of select chains."""
     _consts: dict[int, SSAValue] = field(default_factory=dict[int, SSAValue])
     _memo: dict[tuple[object, ...], SSAValue] = field(
         default_factory=dict[tuple[object, ...], SSAValue]
@@ -149,9 +151,18 @@ class SpmdBuilder:
         return self.rem(self.add(self.d, t % self.num_devices), self.num_devices)
 
     def lookup(self, table: Sequence[int], default: int) -> Index:
-        """table[d] for d < len(table), else `default`, as a chain of selects on d."""
+        """table[d] for d < len(table), else `default`: one `devidx.lookup` when `tables` is
+        set (SPMD mode: O(1) ops in N), else a chain of selects on d (SPEC §5's arith form)."""
         if list(table) == list(range(self.num_devices)):
             return self.d
+        if self.tables:
+            full = [*table, *[default] * (self.num_devices - len(table))][: self.num_devices]
+            if len(set(full)) == 1:
+                return full[0]
+            key = (devidx.LookupOp, tuple(full))
+            if key not in self._memo:
+                self._memo[key] = self.value(devidx.LookupOp(self.d, full))
+            return self._memo[key]
         acc = self.idx(default)
         for dev, v in enumerate(table):
             if v != default:

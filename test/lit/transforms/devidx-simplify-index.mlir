@@ -210,3 +210,29 @@ module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
     func.return %d, %r, %b, %dz, %rz, %i : i32, i32, i8, i32, i32, index
   }
 }
+
+// -----
+
+// LookupOfConstantFolds: a lookup of a constant index (d once specialize-devices has folded
+// it) is that entry; a lookup whose reachable entries are one value (d on one device) is that
+// value; a lookup of d on several devices stays.
+// CHECK-LABEL: func.func @lookup_of_constant_folds(
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[D:.*]] = devidx.device_num : index
+// CHECK-DAG:     %[[K:.*]] = devidx.lookup %[[D]] in [2, 0, 3] : index
+// CHECK:         func.return %[[C3]], %[[K]], %[[C0]]
+module attributes {multi.devices = ["CPU:0", "CPU:1", "CPU:2"]} {
+  func.func @lookup_of_constant_folds() -> (index, index, index) {
+    %c2 = arith.constant 2 : index
+    %a = devidx.lookup %c2 in [2, 0, 3] : index
+    %d = devidx.device_num : index
+    %m = arith.minsi %d, %c2 : index
+    %k = devidx.lookup %m in [2, 0, 3] : index
+    %c1 = arith.constant 1 : index
+    %s = arith.minsi %d, %c1 : index
+    %e = arith.addi %s, %c1 : index
+    %z = devidx.lookup %e in [5, 0, 0] : index
+    func.return %a, %k, %z : index, index, index
+  }
+}
