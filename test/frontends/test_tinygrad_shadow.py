@@ -42,7 +42,8 @@ def test_shadow_runner_on_a_sample_checkout(tmp_path: Path) -> None:
     shutil.copy(SAMPLE, checkout / "test" / "test_sample.py")
     report = tmp_path / "shadow.jsonl"
     command = [sys.executable, "-m", "xdsl_multi.frontends.tinygrad.shadow"]
-    command += ["--report", str(report), str(checkout), "-q", "test/test_sample.py"]
+    # relative to the runner's directory (pytest itself runs in the checkout)
+    command += ["--report", report.name, str(checkout), "-q", "test/test_sample.py"]
     done = subprocess.run(
         command, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False
     )
