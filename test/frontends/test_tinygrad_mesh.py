@@ -210,3 +210,30 @@ def test_the_shadow_records_a_mesh_graph_as_unsupported_until_meshes_are_lowered
             "unsupported",
             "compile: device meshes are not lowered yet (SPEC §1.1)",
         )
+
+
+def test_a_mesh_result_is_compared_with_every_device_buffer_tinygrad_realized() -> None:
+    """tinygrad 0.14.0 realizes `.contiguous()` of a value sharded on two axes as the whole
+    value on every device (its buffer has no UNSHARD); our mesh result is the logical value,
+    compared with each device's buffer."""
+    x = RNG.standard_normal((4, 6)).astype(np.float32)
+    d = UOp.range(4, -1, AxisType.DEVICE)
+    blocks = [x[r * 2 : r * 2 + 2, c * 3 : c * 3 + 3] for r in range(2) for c in range(2)]
+    t = Tensor(
+        realized_mesh_buffer(blocks).reshape((2, 3)).unshard((0, 1), tuple(digits((2, 2), d)))
+    )
+    module, inputs = import_tensors(t)
+
+    def pending() -> _Pending:
+        return _Pending([t], [GraphRecord("t", 0, "error", "g")], module, inputs, 0.0)
+
+    same = pending()
+    assert same.mesh_devices == [4]
+    ShadowPlugin._compare(same, (x,), [np.stack([x] * 4)], {"interp": lambda: (x,)})
+    assert (same.records[0].kind, same.records[0].detail) == ("matched", "")
+    theirs = np.stack([x] * 4)
+    theirs[3, 1, 2] += 1
+    other = pending()
+    ShadowPlugin._compare(other, (x,), [theirs], {"interp": lambda: (x,)})
+    assert other.records[0].kind == "mismatch"
+    assert other.records[0].detail.startswith("1 of 96 elements differ; first at (3, 1, 2)")

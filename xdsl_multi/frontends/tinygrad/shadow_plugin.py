@@ -35,9 +35,11 @@ from tinygrad.device import Buffer, MultiBuffer
 from tinygrad.dtype import DType, _to_np_dtype, dtypes
 from tinygrad.tensor import Tensor
 from tinygrad.uop.ops import AddrSpace, Ops, UOp
+from xdsl.dialects.builtin import TensorType
 
 from xdsl_multi.api import CompileError
 from xdsl_multi.api import compile as compile_module
+from xdsl_multi.dialects.multi import ShardAttr
 from xdsl_multi.frontends.tinygrad.bounds import evaluate as bound_value
 from xdsl_multi.frontends.tinygrad.errors import UnsupportedGraph
 from xdsl_multi.frontends.tinygrad.importer import import_tensors
@@ -310,9 +312,34 @@ class _Pending:
     compared_as: list[DType] = field(default_factory=list)
     """Per tensor, the dtype its value is compared in (`compared_dtype`, taken before tinygrad
     replaces the graph by its buffers)."""
+    mesh_devices: list[int | None] = field(default_factory=list)
+    """Per tensor, the device count of a result sharded over a device mesh (else None), read
+    before compiling lowers the module."""
 
     def __post_init__(self) -> None:
         self.compared_as = [compared_dtype(t.uop) for t in self.tensors]
+        self.mesh_devices = _mesh_devices(self.module, len(self.tensors))
+
+
+def _mesh_devices(module: Any, count: int) -> list[int | None]:
+    if module is None:
+        return [None] * count
+    outputs = module.body.block.last_op.function_type.outputs.data
+    return [
+        t.encoding.num_devices
+        if isinstance(t, TensorType) and isinstance(t.encoding, ShardAttr) and t.encoding.is_mesh
+        else None
+        for t in outputs
+    ]
+
+
+def _as_realized(ours: np.ndarray, theirs: np.ndarray, mesh_devices: int | None) -> np.ndarray:
+    """Our value in the form tinygrad realized it: tinygrad 0.14.0 realizes a value sharded on
+    several axes as the whole value on every device (its buffer loses the UNSHARD), so our
+    mesh result (the logical value) stands for each device's buffer."""
+    if mesh_devices is not None and theirs.shape == (mesh_devices, *ours.shape):
+        return np.broadcast_to(ours, theirs.shape)
+    return ours
 
 
 def _error_detail(e: BaseException) -> str:
@@ -506,7 +533,7 @@ class ShadowPlugin:
         for i, (dt, record, value) in enumerate(zip(p.compared_as, p.records, theirs, strict=True)):
             if value is None:
                 continue
-            mine = np.asarray(ours[i])
+            mine = _as_realized(np.asarray(ours[i]), value, p.mesh_devices[i])
             why = mismatch(*_as_dtype(mine, value, dt), dt)
             record.kind = "matched" if why is None else "mismatch"
             record.reason = "" if why is None else "values differ"
@@ -516,7 +543,8 @@ class ShadowPlugin:
             for how, evaluate in others.items():
                 if how not in done:
                     done[how] = evaluate()
-                moved = mismatch(*_as_dtype(np.asarray(done[how][i]), mine, dt), dt)
+                again = _as_realized(np.asarray(done[how][i]), value, p.mesh_devices[i])
+                moved = mismatch(*_as_dtype(again, mine, dt), dt)
                 if moved is not None:
                     record.kind = "not-compared"
                     record.reason = (
