@@ -237,3 +237,19 @@ def test_a_mesh_result_is_compared_with_every_device_buffer_tinygrad_realized() 
     ShadowPlugin._compare(other, (x,), [theirs], {"interp": lambda: (x,)})
     assert other.records[0].kind == "mismatch"
     assert other.records[0].detail.startswith("1 of 96 elements differ; first at (3, 1, 2)")
+
+
+def test_a_2d_shard_whose_shrinks_also_cut_an_unsharded_axis() -> None:
+    """The second SHRINK of the pattern also shrinks axis 2 statically: the rows and columns
+    stay split over the mesh, axis 2 is cut on the source before the one copy."""
+    x = RNG.standard_normal((4, 6, 5)).astype(np.float32)
+    d = UOp.range(4, -1, AxisType.DEVICE)
+    rows, cols = digits((2, 2), d)
+    u = Tensor(x).uop.copy_to_device(D4)._shard(0, rows)
+    u = u.shrink(((0, 2), (cols * 3, cols * 3 + 3), (1, 4)))
+    t = Tensor(u.unshard((0, 1), (rows, cols)))
+    module, _ = import_tensors(t * 2)
+    (scatter,) = [op for op in module.walk() if isinstance(op, multi.CopyOp)]
+    assert "mesh = [2, 2], axes = [0, 1]" in str(scatter.result.type.encoding)
+    (got,) = run(t * 2, backend="interp")
+    close(got, x[:, :, 1:4] * 2)

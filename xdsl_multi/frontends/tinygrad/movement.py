@@ -110,15 +110,25 @@ def _shrink_to_shard(
     devices = held.device_names if held is not None else _devices_of_copies(u, v)
     logical = list(_type(source).get_shape())
     n = len(devices)
+    if isinstance(source.owner, multi.CopyOp):  # a broadcast, then each keeps its slice: a scatter
+        source = source.owner.source
     static = [0 if a in dependent else evaluate(x, 0, u.op.name) for a, x in enumerate(starts)]
-    whole = [a for a in range(len(shape)) if a not in dependent]
-    if any((static[a], lengths[a]) != (0, shape[a]) for a in whole):
-        if held is not None and any(held.dims_of(a) for a in whole):
+    cut_axes = [
+        a
+        for a in range(len(shape))
+        if a not in dependent and (static[a], lengths[a]) != (0, shape[a])
+    ]
+    if cut_axes:
+        if held is not None and any(held.dims_of(a) for a in cut_axes):
             raise UnsupportedGraph(
                 u.op.name,
                 "device-dependent bounds outside the shard pattern: a static shrink of a shard axis",
             )
-        cut = [(o, o + (shape[a] if a in dependent else lengths[a])) for a, o in enumerate(static)]
+        kept = set(dependent) | set(held.split_axes if held is not None else ())
+        cut = [
+            (0, m) if a in kept else (static[a], static[a] + lengths[a])
+            for a, m in enumerate(logical)
+        ]
         source = ctx.b.shrink(source, cut)
         logical = [hi - lo for lo, hi in cut]
     blocks = []
@@ -129,8 +139,6 @@ def _shrink_to_shard(
             block[a] = (lo, lo + lengths[a])
         blocks.append(block)
     splits = splits_of(logical, blocks, u.op.name)
-    if isinstance(source.owner, multi.CopyOp):  # a broadcast, then each keeps its slice: a scatter
-        source = source.owner.source
     return ctx.b.local(ctx.b.copy(source, mesh_attr(devices, logical, splits, u.op.name)))
 
 
@@ -144,6 +152,7 @@ def _local_source(v: SSAValue) -> tuple[SSAValue, ShardAttr | None]:
 
 
 def _devices_of_copies(u: UOp, v: SSAValue) -> tuple[str, ...]:
+    """The devices of `v`'s buffers (several: the copies each device cuts its slice from)."""
     enc = _type(v).encoding
     if not isinstance(enc, OnAttr) or enc.num_devices < 2:
         raise UnsupportedGraph(u.op.name, "device-dependent bounds outside the shard pattern")
