@@ -253,3 +253,17 @@ def test_a_2d_shard_whose_shrinks_also_cut_an_unsharded_axis() -> None:
     assert "mesh = [2, 2], axes = [0, 1]" in str(scatter.result.type.encoding)
     (got,) = run(t * 2, backend="interp")
     close(got, x[:, :, 1:4] * 2)
+
+
+def test_a_mesh_operand_broadcast_to_a_higher_rank_keeps_its_split_axes() -> None:
+    """tinygrad broadcasts right-aligned: a (4, 6) mesh value plus a (3, 4, 6) value is a
+    (3, 4, 6) mesh value whose split axes are 1 and 2."""
+    x = RNG.standard_normal((4, 6)).astype(np.float32)
+    y = RNG.standard_normal((3, 4, 6)).astype(np.float32)
+    t = mesh_sharded(x, D4, (2, 2), (0, 1))
+    total = t + Tensor(y).to(D4)
+    module, _ = import_tensors(total)
+    (result,) = module.body.block.last_op.function_type.outputs.data
+    assert "mesh = [2, 2], axes = [1, 2]" in str(result.encoding)
+    (got,) = run(total, backend="interp")
+    close(got, x + y)
