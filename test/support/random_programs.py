@@ -59,6 +59,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 from hypothesis import strategies as st
+from xdsl.dialects.builtin import f32
+from xdsl.utils.exceptions import VerifyException
+
+import xdsl_multi as xm
+from xdsl_multi.dialects.multi import OnAttr
 
 T = TypeVar("T")
 
@@ -1227,11 +1232,252 @@ def program_inputs(module: Any, seed: int) -> list[np.ndarray]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Programs on device meshes (SPEC §1.1), with their numpy oracle
+# ---------------------------------------------------------------------------------------------
+#
+# `random_mesh_program(seed)` builds a program with `xm.Builder` (the verifiers' rules infer
+# every result type; a choice they reject is drawn again) and computes, next to each op, its
+# logical value in numpy (float64) from the logical program: the oracle does not know how the
+# blocks are laid out, only what the value is.
+
+MESH_SHAPES: tuple[tuple[int, ...], ...] = ((2, 2), (2, 3), (1, 4), (4, 1), (2, 2, 2))
+"""The meshes of issue 15's done-when; a program's arguments are sharded over one of them."""
+MESH_OPS = ("binary", "unary", "reduce", "permute", "shrink", "flip", "pad", "copy", "reshape")
+MESH_BOUND = 256.0
+"""Largest magnitude bound of any value (sums of |terms|), so float32 rounding stays far below
+`mesh_atol`."""
+
+
+def mesh_shapes_of(n: int) -> list[tuple[int, ...]]:
+    """Every mesh of n devices with up to 3 dims (a copy may go to any of them)."""
+    out: list[tuple[int, ...]] = [(n,)]
+    for a in range(1, n + 1):
+        if n % a == 0:
+            out.append((a, n // a))
+            out += [(a, b, n // a // b) for b in range(1, n // a + 1) if (n // a) % b == 0]
+    return sorted(set(out))
+
+
+@dataclass
+class MeshValue:
+    value: Any  # an SSAValue
+    logical: np.ndarray  # float64
+    bound: float  # a bound on the sum of |terms| of any element
+
+
+@dataclass
+class MeshProgram:
+    """A random program on a device mesh, its inputs (logical arrays) and the numpy oracle of
+    every result, in `Program`'s output form (a `#multi.on` result: one copy per device)."""
+
+    text: str
+    mesh: tuple[int, ...]
+    inputs: list[np.ndarray]
+    expected: list[np.ndarray]
+    bounds: list[float]
+    op_names: list[str]
+
+    def mesh_atol(self, i: int) -> float:
+        return 1e-5 * max(1.0, self.bounds[i])
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _MeshBuilder:
+    def __init__(self, seed: int) -> None:
+        self.xm = xm
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+        self.mesh = self.rng.choice(MESH_SHAPES)
+        self.n = math.prod(self.mesh)
+        self.devices = [f"CPU:{i}" for i in range(self.n)]
+        self.b = xm.Builder(devices=self.devices)
+        self.values: list[MeshValue] = []
+        self.op_names: list[str] = []
+
+    # encodings and shapes
+
+    def shape(self) -> list[int]:
+        rank = self.rng.randint(1, 3)
+        even = self.rng.random() < 0.5
+        shape = []
+        for _ in range(rank):
+            size = self.rng.choice(self.mesh) * self.rng.randint(1, 2) if even else 0
+            shape.append(size or self.rng.randint(1, 7))
+        return shape
+
+    def encoding(self, rank: int, mesh: Sequence[int] | None = None) -> Any:
+        """A random shard encoding of the devices over `mesh` (default the program's): each
+        mesh dim splits a random tensor axis or is `none`, not all `none`."""
+        mesh = list(mesh or self.mesh)
+        while True:
+            axes = [self.rng.choice([None, *range(rank)]) for _ in mesh]
+            if any(a is not None for a in axes):
+                return self.xm.Builder.shard(self.devices, mesh=mesh, axes=axes)
+
+    def free_axes(self, v: MeshValue) -> list[int]:
+        """The tensor axes no mesh dim splits."""
+        enc = v.value.type.encoding
+        split = set(getattr(enc, "split_axes", ()))
+        return [a for a in range(v.logical.ndim) if a not in split]
+
+    # ops: each returns the new value or raises NotApplicable
+
+    def pick(self) -> MeshValue:
+        """A value, later ones more often (so chains grow)."""
+        n = len(self.values)
+        return self.values[min(n - 1, int(n * self.rng.random() ** 0.5))]
+
+    def binary(self, x: MeshValue) -> MeshValue:
+        same = [v for v in self.values if v.logical.shape == x.logical.shape]
+        y = self.rng.choice(same)
+        op = self.rng.choice(("addf", "subf", "mulf", "maximumf"))
+        bound = x.bound * y.bound if op == "mulf" else x.bound + y.bound
+        if bound > MESH_BOUND:
+            raise NotApplicable(op)
+        other = y.value
+        if other.type != x.value.type:  # one encoding for both operands: a copy between encodings
+            other = self.b.copy(other, x.value.type.encoding)
+            self.op_names.append("multi.copy")
+        f = {"addf": np.add, "subf": np.subtract, "mulf": np.multiply, "maximumf": np.maximum}[op]
+        self.op_names.append(f"arith.{op}")
+        return MeshValue(getattr(self.b, op)(x.value, other), f(x.logical, y.logical), bound)
+
+    def unary(self, x: MeshValue) -> MeshValue:
+        if self.rng.random() < 0.5:
+            self.op_names.append("arith.negf")
+            return MeshValue(self.b.negf(x.value), -x.logical, x.bound)
+        c = self.rng.choice(FLOAT_CONSTANTS)
+        self.op_names.append("arith.addf")
+        const = self.b.constant(c, x.value.type)
+        return MeshValue(self.b.addf(x.value, const), x.logical + c, x.bound + abs(c))
+
+    def reduce(self, x: MeshValue) -> MeshValue:
+        rank = x.logical.ndim
+        axes = sorted(self.rng.sample(range(rank), self.rng.randint(1, rank)))
+        kind = self.rng.choice(("add", "max"))
+        if kind == "max" and any(x.logical.shape[a] == 0 for a in axes):
+            raise NotApplicable("max of nothing")
+        count = math.prod(x.logical.shape[a] for a in axes)
+        bound = x.bound * count if kind == "add" else x.bound
+        if bound > MESH_BOUND:
+            raise NotApplicable("reduce")
+        f = np.sum if kind == "add" else np.max
+        self.op_names.append("tg.reduce")
+        logical = f(x.logical, axis=tuple(axes), keepdims=True)
+        return MeshValue(self.b.reduce(kind, x.value, axes), logical, bound)
+
+    def permute(self, x: MeshValue) -> MeshValue:
+        order = list(range(x.logical.ndim))
+        self.rng.shuffle(order)
+        self.op_names.append("tg.permute")
+        return MeshValue(self.b.permute(x.value, order), x.logical.transpose(order), x.bound)
+
+    def shrink(self, x: MeshValue) -> MeshValue:
+        free = [a for a in self.free_axes(x) if x.logical.shape[a] > 1]
+        if not free:
+            raise NotApplicable("shrink")
+        axis = self.rng.choice(free)
+        length = x.logical.shape[axis]
+        lo = self.rng.randint(0, length - 1)
+        hi = self.rng.randint(lo + 1, length)
+        bounds = [(lo, hi) if a == axis else (0, s) for a, s in enumerate(x.logical.shape)]
+        self.op_names.append("tg.shrink")
+        logical = x.logical[tuple(slice(lo_, hi_) for lo_, hi_ in bounds)]
+        return MeshValue(self.b.shrink(x.value, bounds), logical, x.bound)
+
+    def flip(self, x: MeshValue) -> MeshValue:
+        free = self.free_axes(x)
+        if not free:
+            raise NotApplicable("flip")
+        axes = sorted(self.rng.sample(free, self.rng.randint(1, len(free))))
+        self.op_names.append("tg.flip")
+        return MeshValue(self.b.flip(x.value, axes), np.flip(x.logical, axes), x.bound)
+
+    def pad(self, x: MeshValue) -> MeshValue:
+        free = self.free_axes(x)
+        if not free or x.logical.size > 64:
+            raise NotApplicable("pad")
+        axis = self.rng.choice(free)
+        amount = (self.rng.randint(0, 2), self.rng.randint(1, 2))
+        bounds = [amount if a == axis else (0, 0) for a in range(x.logical.ndim)]
+        self.op_names.append("tg.pad")
+        logical = np.pad(x.logical, bounds)
+        return MeshValue(self.b.pad(x.value, bounds, 0.0), logical, x.bound)
+
+    def copy(self, x: MeshValue) -> MeshValue:
+        """To another encoding of the devices: another mesh of them, other split axes, or
+        every device holding all of it."""
+        if self.rng.random() < 0.2:
+            dest: Any = self.xm.Builder.on(self.devices)
+        else:
+            dest = self.encoding(x.logical.ndim, self.rng.choice(mesh_shapes_of(self.n)))
+        if dest == x.value.type.encoding:
+            raise NotApplicable("copy")
+        self.op_names.append("multi.copy")
+        return MeshValue(self.b.copy(x.value, dest), x.logical, x.bound)
+
+    def reshape(self, x: MeshValue) -> MeshValue:
+        """A size-1 axis added at the end or a trailing size-1 axis dropped (split axes keep
+        their lengths)."""
+        shape = list(x.logical.shape)
+        if shape[-1] == 1 and len(shape) > 1 and len(shape) - 1 in self.free_axes(x):
+            new = shape[:-1]
+        elif len(shape) < MAX_RANK:
+            new = [*shape, 1]
+        else:
+            raise NotApplicable("reshape")
+        self.op_names.append("tg.reshape")
+        return MeshValue(self.b.reshape(x.value, new), x.logical.reshape(new), x.bound)
+
+    def build(self, max_ops: int) -> MeshProgram:
+        shapes = [self.shape() for _ in range(self.rng.randint(1, 2))]
+        types = [self.xm.Builder.tensor(s, f32, self.encoding(len(s))) for s in shapes]
+        args = self.b.function("main", types)
+        inputs = [self.np_rng.uniform(-1, 1, s).astype(np.float32) for s in shapes]
+        self.values = [MeshValue(a, x.astype(np.float64), 1.0) for a, x in zip(args, inputs)]
+        made: list[MeshValue] = []
+        wanted = self.rng.randint(2, max_ops)
+        for _ in range(4 * wanted):  # a choice the rules reject is drawn again
+            if len(made) >= wanted:
+                break
+            x = self.pick()
+            try:
+                made.append(getattr(self, self.rng.choice(MESH_OPS))(x))
+            except (NotApplicable, VerifyException):
+                continue
+            self.values.append(made[-1])
+        others = self.rng.sample(self.values[:-1], min(2, len(self.values) - 1))
+        results = [self.values[-1], *others]
+        self.b.ret(*(r.value for r in results))
+        module = self.b.finish()
+        expected = []
+        for r in results:
+            on = isinstance(r.value.type.encoding, OnAttr)
+            want = np.stack([r.logical] * self.n) if on else r.logical
+            expected.append(want.astype(np.float32))
+        return MeshProgram(
+            str(module), self.mesh, inputs, expected, [r.bound for r in results], self.op_names
+        )
+
+
+def random_mesh_program(seed: int, max_ops: int = 8) -> MeshProgram:
+    """A random program whose arguments are sharded over one of MESH_SHAPES (random split
+    axes, `none` dims, even and uneven lengths), of elementwise ops, movement ops on the axes
+    no mesh dim splits, reduces over random subsets of the axes and copies between encodings
+    (other split axes, other meshes of the same devices, `#multi.on`), with its numpy oracle."""
+    return _MeshBuilder(seed).build(max_ops)
+
+
 __all__ = [
     "GeneratorBug",
+    "MeshProgram",
     "Program",
     "program_inputs",
     "programs",
+    "random_mesh_program",
     "random_program",
     "verify_text",
 ]

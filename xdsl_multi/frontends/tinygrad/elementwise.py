@@ -228,7 +228,10 @@ def result_placement(placed: list[SSAValue], where: OnAttr | None, rank: int) ->
         enc = _of_type(v).encoding
         if isinstance(enc, ShardAttr):
             shift = rank - len(_of_type(v).get_shape())
-            return enc if shift == 0 else ShardAttr(enc.devices, enc.axis_index + shift)
+            if shift == 0:
+                return enc
+            axes = [None if a is None else a + shift for a in enc.mesh_axes]
+            return ShardAttr(enc.devices, mesh=enc.mesh_shape, axes=axes)
     for v in placed:
         enc = _of_type(v).encoding
         if isinstance(enc, OnAttr):

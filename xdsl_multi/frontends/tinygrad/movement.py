@@ -9,6 +9,7 @@
 | PAD(x, (offset, new size) per axis), fill 0 | tg.pad [[offset, new - offset - old]] value 0 |
 | SHRINK(x, (start, length) per axis), static | tg.shrink [[start, start + length]] |
 | SHRINK(x, (d*s, s) on one axis), x on N devices | multi.copy to `#multi.shard` (each device keeps its own slice) + multi.local: `Tensor.shard`'s pattern |
+| SHRINK of that multi.local by another digit of d (`(d % 2) * s`) | the copy to the mesh encoding of both blocks (mesh.py) + multi.local |
 | REDUCE(x, (op, n)): reduces and drops the first n axes | tg.reduce add/mul/max over [0, n) + tg.reshape without them |
 """
 
@@ -24,6 +25,7 @@ from xdsl_multi.dialects.multi import OnAttr, ShardAttr
 from xdsl_multi.frontends.tinygrad.bounds import device_ranges, evaluate
 from xdsl_multi.frontends.tinygrad.context import ImportContext
 from xdsl_multi.frontends.tinygrad.errors import UnsupportedGraph
+from xdsl_multi.frontends.tinygrad.mesh import mesh_attr, splits_of
 
 REDUCE_KINDS = {Ops.ADD: "add", Ops.MUL: "mul", Ops.MAX: "max"}
 """tinygrad's REDUCE/ALLREDUCE op -> our reduction kind."""
@@ -98,31 +100,63 @@ def _shrink_to_shard(
     lengths: list[int],
     dependent: list[int],
 ) -> SSAValue:
-    """SHRINK at [d*s, d*s + s) on one axis of a value on N devices: device d keeps the d-th
-    slice of its own buffer, which is `multi.local(multi.copy(v -> #multi.shard))`."""
-    enc = _type(v).encoding
+    """SHRINK whose starts depend on the device number, of a value on N devices: device d keeps
+    its own slice of its buffer, which is `multi.local(multi.copy(v -> #multi.shard))` (mesh.py
+    finds the encoding). `Tensor.shard`'s [d*s, d*s + s) is the one-axis case; a SHRINK of such
+    a local value (tinygrad's 2-D sharding shrinks one axis after the other) shrinks the local's
+    source to the blocks of both."""
     shape = list(_type(v).get_shape())
-    if len(dependent) != 1 or not isinstance(enc, OnAttr) or enc.num_devices < 2:
+    source, held = _local_source(v)
+    devices = held.device_names if held is not None else _devices_of_copies(u, v)
+    logical = list(_type(source).get_shape())
+    n = len(devices)
+    if isinstance(source.owner, multi.CopyOp):  # a broadcast, then each keeps its slice: a scatter
+        source = source.owner.source
+    static = [0 if a in dependent else evaluate(x, 0, u.op.name) for a, x in enumerate(starts)]
+    cut_axes = [
+        a
+        for a in range(len(shape))
+        if a not in dependent and (static[a], lengths[a]) != (0, shape[a])
+    ]
+    if cut_axes:
+        if held is not None and any(held.dims_of(a) for a in cut_axes):
+            raise UnsupportedGraph(
+                u.op.name,
+                "device-dependent bounds outside the shard pattern: a static shrink of a shard axis",
+            )
+        kept = set(dependent) | set(held.split_axes if held is not None else ())
+        cut = [
+            (0, m) if a in kept else (static[a], static[a] + lengths[a])
+            for a, m in enumerate(logical)
+        ]
+        source = ctx.b.shrink(source, cut)
+        logical = [hi - lo for lo, hi in cut]
+    blocks = []
+    for d in range(n):
+        block = list(held.block(logical, d)) if held is not None else [(0, m) for m in logical]
+        for a in dependent:
+            lo = block[a][0] + evaluate(starts[a], d, u.op.name)
+            block[a] = (lo, lo + lengths[a])
+        blocks.append(block)
+    splits = splits_of(logical, blocks, u.op.name)
+    return ctx.b.local(ctx.b.copy(source, mesh_attr(devices, logical, splits, u.op.name)))
+
+
+def _local_source(v: SSAValue) -> tuple[SSAValue, ShardAttr | None]:
+    """(x, its encoding) when `v` is `multi.local(x)` of a shard x, else (v, None)."""
+    if isinstance(v.owner, multi.LocalOp):
+        enc = _type(v.owner.source).encoding
+        if isinstance(enc, ShardAttr):
+            return v.owner.source, enc
+    return v, None
+
+
+def _devices_of_copies(u: UOp, v: SSAValue) -> tuple[str, ...]:
+    """The devices of `v`'s buffers (several: the copies each device cuts its slice from)."""
+    enc = _type(v).encoding
+    if not isinstance(enc, OnAttr) or enc.num_devices < 2:
         raise UnsupportedGraph(u.op.name, "device-dependent bounds outside the shard pattern")
-    (axis,) = dependent
-    n = enc.num_devices
-    s = lengths[axis]
-    per_device = [evaluate(starts[axis], d, u.op.name) for d in range(n)]
-    if per_device != [d * s for d in range(n)] or s * n != shape[axis]:
-        raise UnsupportedGraph(
-            u.op.name,
-            f"device-dependent bounds outside the shard pattern: starts {per_device}, length {s}"
-            f" on an axis of {shape[axis]} over {n} devices",
-        )
-    others = [0 if a == axis else evaluate(x, 0, u.op.name) for a, x in enumerate(starts)]
-    full = [(o, o + (shape[a] if a == axis else lengths[a])) for a, o in enumerate(others)]
-    if full != [(0, size) for size in shape]:
-        v = ctx.b.shrink(v, full)
-    source = v
-    if isinstance(v.owner, multi.CopyOp):  # a broadcast, then each keeps its slice: a scatter
-        source = v.owner.source
-    sharded = ctx.b.copy(source, ShardAttr(list(enc.device_names), axis))
-    return ctx.b.local(sharded)
+    return enc.device_names
 
 
 def reduce(ctx: ImportContext, u: UOp, where: OnAttr | None) -> SSAValue:

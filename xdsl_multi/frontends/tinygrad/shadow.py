@@ -149,11 +149,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (checkout / "test").is_dir():
         parser.error(f"{args.checkout}: not a tinygrad checkout (it has no test/ folder)")
     with tempfile.TemporaryDirectory(prefix="xdsl-shadow-") as tmp:
-        baseline_path: Path = args.baseline or Path(tmp) / "baseline.jsonl"
+        # absolute: pytest runs in the checkout, which would put a relative path there
+        baseline_path: Path = (args.baseline or Path(tmp) / "baseline.jsonl").resolve()
         if not baseline_path.exists():
             print("== baseline: tinygrad's tests alone", flush=True)
             run_pytest(checkout, args.pytest_args, baseline_path, "outcomes")
-        report: Path = args.report or Path(tmp) / "shadow.jsonl"
+        report: Path = (args.report or Path(tmp) / "shadow.jsonl").resolve()
         report.unlink(missing_ok=True)
         print(
             "== shadow: tinygrad's tests, every multi-device graph also run by xdsl-multi",

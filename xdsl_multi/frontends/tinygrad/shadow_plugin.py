@@ -35,8 +35,12 @@ from tinygrad.device import Buffer, MultiBuffer
 from tinygrad.dtype import DType, _to_np_dtype, dtypes
 from tinygrad.tensor import Tensor
 from tinygrad.uop.ops import AddrSpace, Ops, UOp
+from xdsl.dialects.builtin import TensorType
 
+from xdsl_multi.api import CompileError
 from xdsl_multi.api import compile as compile_module
+from xdsl_multi.dialects.multi import ShardAttr
+from xdsl_multi.frontends.tinygrad.bounds import evaluate as bound_value
 from xdsl_multi.frontends.tinygrad.errors import UnsupportedGraph
 from xdsl_multi.frontends.tinygrad.importer import import_tensors
 
@@ -70,6 +74,10 @@ class GraphRecord:
     detail: str = ""
     seconds: float = 0.0
     line: str = field(default="graph")
+
+
+NOT_LOWERED = "device meshes are not lowered yet"
+"""The compiled pipeline's diagnostic for what only the interpreter runs yet (multi-to-devidx)."""
 
 
 class Unreadable(Exception):
@@ -185,13 +193,27 @@ def _read(u: UOp) -> _Read:
     if u.op is Ops.AFTER:  # realized: its effects are done, its value is its target's
         return _read(u.src[0])
     if u.op is Ops.UNSHARD:
-        if len(u.arg) != 1:
-            raise Unreadable(f"UNSHARD over axes {u.arg}")
-        axis = u.arg[0]
-        local = _read(u.src[0])
-        full = np.concatenate(local.arrays, axis=axis)
-        return _Read([np.take(full, range(int(u.shape[axis])), axis=axis)], logical=True)
+        return _Read([_unsharded(u, _read(u.src[0]).arrays)], logical=True)
     raise Unreadable(f"realized value is a {u.op.name}")
+
+
+def _unsharded(u: UOp, local: list[np.ndarray]) -> np.ndarray:
+    """UNSHARD(y, r0, .., rk)'s logical array from y's buffers: device d's buffer is part r_i(d)
+    of axis u.arg[i] (one axis: `d`; a mesh: digits of d such as `d // 2`, `d % 2`). Along the
+    devices that hold one part (replicas), the last one read wins (they are equal)."""
+    full = np.zeros(tuple(int(s) for s in u.shape), local[0].dtype)
+    for d, block in enumerate(local):
+        at, rows = [slice(None)] * full.ndim, [slice(None)] * full.ndim
+        for axis, r in zip(u.arg, u.src[1:], strict=True):
+            try:
+                part = bound_value(r, d, u.op.name)
+            except UnsupportedGraph as e:
+                raise Unreadable(f"UNSHARD over axes {u.arg}: {e.reason}") from e
+            n = block.shape[axis]
+            lo, hi = min(part * n, full.shape[axis]), min(part * n + n, full.shape[axis])
+            at[axis], rows[axis] = slice(lo, hi), slice(0, hi - lo)
+        full[tuple(at)] = block[tuple(rows)]
+    return full
 
 
 def tinygrad_value(u: UOp) -> np.ndarray:
@@ -290,9 +312,34 @@ class _Pending:
     compared_as: list[DType] = field(default_factory=list)
     """Per tensor, the dtype its value is compared in (`compared_dtype`, taken before tinygrad
     replaces the graph by its buffers)."""
+    mesh_devices: list[int | None] = field(default_factory=list)
+    """Per tensor, the device count of a result sharded over a device mesh (else None), read
+    before compiling lowers the module."""
 
     def __post_init__(self) -> None:
         self.compared_as = [compared_dtype(t.uop) for t in self.tensors]
+        self.mesh_devices = _mesh_devices(self.module, len(self.tensors))
+
+
+def _mesh_devices(module: Any, count: int) -> list[int | None]:
+    if module is None:
+        return [None] * count
+    outputs = module.body.block.last_op.function_type.outputs.data
+    return [
+        t.encoding.num_devices
+        if isinstance(t, TensorType) and isinstance(t.encoding, ShardAttr) and t.encoding.is_mesh
+        else None
+        for t in outputs
+    ]
+
+
+def _as_realized(ours: np.ndarray, theirs: np.ndarray, mesh_devices: int | None) -> np.ndarray:
+    """Our value in the form tinygrad realized it: tinygrad 0.14.0 realizes a value sharded on
+    several axes as the whole value on every device (its buffer loses the UNSHARD), so our
+    mesh result (the logical value) stands for each device's buffer."""
+    if mesh_devices is not None and theirs.shape == (mesh_devices, *ours.shape):
+        return np.broadcast_to(ours, theirs.shape)
+    return ours
 
 
 def _error_detail(e: BaseException) -> str:
@@ -441,6 +488,8 @@ class ShadowPlugin:
                         "in the reference interpreter": lambda: _interpret(pristine, p.inputs),
                     }
                     self._compare(p, ours, theirs, others)
+            except CompileError as e:
+                self._compile_failed(p, theirs, e)
             except Exception as e:  # noqa: BLE001 - our bug: recorded, never raised
                 for record, value in zip(p.records, theirs, strict=True):
                     if value is not None:
@@ -451,6 +500,22 @@ class ShadowPlugin:
         for record in p.records:
             record.seconds = seconds
             self.write(asdict(record))
+
+    @staticmethod
+    def _compile_failed(p: _Pending, theirs: list[np.ndarray | None], e: CompileError) -> None:
+        """A graph the IR expresses but the compiled path does not lower yet (device meshes,
+        SPEC §1.1, run only by the interpreter) is unsupported, under the compiler's own
+        message; any other compile error is an error (our bug)."""
+        for record, value in zip(p.records, theirs, strict=True):
+            if value is None:
+                continue
+            if NOT_LOWERED in e.message:
+                record.kind = "unsupported"
+                said = e.message[e.message.index(NOT_LOWERED) :].split(", found")[0]
+                record.reason = f"compile: {said}"  # the pass's message, without the type
+            else:
+                record.kind, record.reason = "error", "compile or run: CompileError"
+                record.detail = _error_detail(e)
 
     @staticmethod
     def _compare(
@@ -468,7 +533,7 @@ class ShadowPlugin:
         for i, (dt, record, value) in enumerate(zip(p.compared_as, p.records, theirs, strict=True)):
             if value is None:
                 continue
-            mine = np.asarray(ours[i])
+            mine = _as_realized(np.asarray(ours[i]), value, p.mesh_devices[i])
             why = mismatch(*_as_dtype(mine, value, dt), dt)
             record.kind = "matched" if why is None else "mismatch"
             record.reason = "" if why is None else "values differ"
@@ -478,7 +543,8 @@ class ShadowPlugin:
             for how, evaluate in others.items():
                 if how not in done:
                     done[how] = evaluate()
-                moved = mismatch(*_as_dtype(np.asarray(done[how][i]), mine, dt), dt)
+                again = _as_realized(np.asarray(done[how][i]), value, p.mesh_devices[i])
+                moved = mismatch(*_as_dtype(again, mine, dt), dt)
                 if moved is not None:
                     record.kind = "not-compared"
                     record.reason = (
