@@ -92,6 +92,20 @@ def lower_allreduce(
     return chunks.direct_all_gather(_all2all_reduce_scatter(b, kind, chunks))
 
 
+def lower_group_allreduce(
+    b: SpmdBuilder, kind: ReduceKind, x: SSAValue, members: Sequence[Index]
+) -> SSAValue:
+    """Every device gets the `kind` reduction of x over its mesh group: `members` are the
+    device numbers of d's group (index arithmetic on d, in position order), each fetched and
+    combined in that order (the naive schedule: ring and all2all fall back to it for groups)."""
+    total: SSAValue | None = None
+    for src in members:
+        piece = b.fetch(x, src)
+        total = piece if total is None else b.combine(kind, total, piece)
+    assert total is not None
+    return total
+
+
 class _Chunks:
     """x flattened and padded to N * c elements, cut into N chunks of c."""
 
