@@ -214,3 +214,62 @@ def test_copy_moves_only_the_blocks_that_change_owner() -> None:
     }
     # Replicas of the source send nothing: only first replicas (coordinate 0 on `none`) do.
     assert traffic(mesh(D4, [2, 2], [None, 1]), xm.Builder.on(D4[:1])) == {(1, 0): 12}
+
+
+# ---------------------------------------------------------------------------------------------
+# SPMD mode: grouped devidx.allreduce (collectives=ops), threads and mpi
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("c", [c for c in CASES if c[1] == tuple(range(len(c[0])))], ids=case_id)
+def test_spmd_mode_reduces_in_groups_with_one_op(c: Case) -> None:
+    """With collectives=ops every reduce over split axes is one grouped allreduce (no fetch),
+    the reduced mesh dims named; the SPMD form gives the multi level's values."""
+    module = elementwise_and_reduces(*c)
+    text = str(module)
+    lowered = parse(text)
+    MultiToDevidx(collectives="ops").apply(make_context(), lowered)
+    lowered.verify()
+    ops = [op for op in lowered.walk() if op.name.startswith("devidx.")]
+    assert not [op for op in ops if op.name == "devidx.fetch"]
+    groups = [op.groups for op in ops if op.name == "devidx.allreduce"]  # type: ignore[attr-defined]
+    split = len(c[0])
+    subsets = [s for r in range(1, split + 1) for s in itertools.combinations(range(split), r)]
+    # ... and the max over the last axis, which mesh dim split - 1 splits
+    assert groups == [(c[0], s) for s in subsets] + [(c[0], (split - 1,))]
+    arr = np.random.default_rng(7).standard_normal(c[2]).astype(np.float32)
+    assert_same(run_module(lowered, [arr]), run_module(parse(text), [arr]), "SPMD, ops")
+
+
+MPI_PROGRAM = Path(__file__).resolve().parents[1] / "lit" / "transforms" / "multi-to-devidx"
+
+
+@pytest.mark.parametrize("spmd", [False, True], ids=["specialized", "spmd"])
+def test_mpi_runs_a_mesh_program_on_four_ranks(tmp_path: Path, spmd: bool) -> None:
+    """`multi-run --backend mpi` under `mpiexec -n 4`: reduces within mesh groups (SPMD mode:
+    communicators split by the other mesh coordinates) and a copy between meshes."""
+    from mpi_jobs import MPIEXEC, mpirun
+
+    if MPIEXEC is None:
+        pytest.skip("mpiexec is not installed")
+    pytest.importorskip("mpi4py")
+    prog = tmp_path / "mesh.mlir"
+    prog.write_text(str(mpi_program()))
+    args = [prog, "--backend", "mpi", "--random-inputs", "--seed", "1", "--check"]
+    r = mpirun(4, "-m", "xdsl_multi.tools.multi_run", *args, *(["--spmd"] if spmd else []))
+    assert r.returncode == 0, r.stderr
+    assert "check: mpi matches interp (4 results)" in r.stdout
+
+
+def mpi_program() -> ModuleOp:
+    enc = mesh(D4, [2, 2], [0, 1])
+    b = xm.Builder(devices=D4)
+    (x,) = b.function("main", args=[xm.Builder.tensor([5, 6], f32, enc)])
+    y = b.mulf(x, x)
+    b.ret(
+        b.reduce("add", y, [0]),
+        b.reduce("max", y, [0, 1]),
+        b.reduce("add", y, [1]),
+        b.copy(y, mesh(D4, [2, 2], [0, None])),
+    )
+    return b.finish()

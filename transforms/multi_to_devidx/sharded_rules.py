@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_multi.dialects import tg
+from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.multi import (
     ShardAttr,
     placement_of,
@@ -60,8 +60,14 @@ class ReduceOverShardAxisToAllreduce(MultiRule[tg.ReduceOp]):
             members = low.numbers(enc.device_names)
             return [lower_allreduce(b, op.reduce_kind, partial, members, members, low.strategy)]
         dims = [i for i, a in enumerate(enc.mesh_axes) if a is not None and a in op.axes_list]
-        group = low.group_members(b, src_t, enc, dims)
-        reduced = lower_group_allreduce(b, op.reduce_kind, partial, group)
+        if low.strategy.as_ops and list(enc.device_names) == low.devices:
+            groups = (enc.mesh_shape, tuple(dims))
+            reduced = b.value(
+                devidx.AllreduceOp(op.reduce_kind, b.stored(partial), "naive", groups)
+            )
+        else:
+            group = low.group_members(b, src_t, enc, dims)
+            reduced = lower_group_allreduce(b, op.reduce_kind, partial, group)
         res_enc = placement_of(res_t)
         if isinstance(res_enc, ShardAttr):
             reduced = low.clean(b, reduced, res_t, res_enc)
