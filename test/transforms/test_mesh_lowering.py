@@ -288,3 +288,26 @@ def test_mesh_matmul_example_moves_only_the_all_gather() -> None:
     np.testing.assert_allclose(want[0], inputs[0] @ inputs[1], rtol=1e-5, atol=1e-5)
     assert stats.total_messages == 12
     assert sum(stats.elements_sent.values()) == 3 * 70
+
+
+def test_mesh_over_a_subset_of_the_devices_in_another_order() -> None:
+    """A 2x2 mesh over 4 of the module's 6 devices, listed out of order: positions and
+    groups go through the device list (select chains), the other devices hold Invalid."""
+    all6 = names(6)
+    sub = ["CPU:5", "CPU:1", "CPU:3", "CPU:0"]
+    enc = mesh(sub, [2, 2], [0, 1])
+    b = xm.Builder(devices=all6)
+    (x,) = b.function("main", args=[xm.Builder.tensor([5, 7], f32, enc)])
+    y = b.addf(x, x)
+    z = b.copy(y, mesh(sub, [2, 2], [None, 1]))
+    b.ret(
+        b.reduce("add", y, [0]),
+        b.reduce("max", y, [0, 1]),
+        b.reduce("add", z, [1]),
+        b.copy(y, xm.Builder.on(all6)),
+        b.copy(y, xm.Builder.shard(all6, 1)),
+        b.shrink(y, [(3, 5), (0, 7)]),
+        b.local(y),
+    )
+    arr = np.random.default_rng(9).standard_normal((5, 7)).astype(np.float32)
+    check_levels(b.finish(), [arr])

@@ -12,6 +12,11 @@ With `collectives=ops` (SPMD mode, docs/spmd-form.md "Collectives") an allreduce
 device is one `devidx.allreduce` op that names its schedule (the runtime moves the data), so
 the SPMD program does not grow with N; the fetch schedules above remain for the specialized
 mode and for allreduces over a subset of the devices.
+
+Mesh groups (SPEC §1.1, a reduce over split axes): `lower_group_allreduce` is the naive
+schedule within d's group (sources are index arithmetic on d); ring and all2all fall back to
+it. With `collectives=ops` it is one grouped `devidx.allreduce ... groups [..] over [..]`
+(sharded_rules.py).
 """
 
 from __future__ import annotations
