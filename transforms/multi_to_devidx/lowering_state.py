@@ -135,12 +135,11 @@ class FunctionLowering:
 
     def first_replica(self, b: SpmdBuilder, t: TensorType, enc: ShardAttr) -> Index:
         """The device number of the first replica of d's block: d's mesh coordinates with 0 on
-        every `none` mesh dim (d itself when no mesh dim is `none`)."""
+        every `none` mesh dim (d itself when no mesh dim is `none`; devices off the list get
+        some listed device, and their value is masked)."""
+        if None not in enc.mesh_axes:
+            return b.d
         k = self.clamped_position(b, enc.device_names)
-        if all(a is not None for a in enc.mesh_axes):
-            return b.d if len(enc.device_names) == len(self.devices) else self.device_at(
-                b, enc.device_names, k
-            )
         g = mesh_geometry(t, enc)
         coords = g.coords(b, k)
         first = [0 if a is None else c for c, a in zip(coords, enc.mesh_axes, strict=True)]
