@@ -45,6 +45,7 @@ from xdsl.irdl import (
     VerificationContext,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -59,6 +60,7 @@ from xdsl_multi.dialects.multi import ReduceKind
 from xdsl_multi.dialects.syntax import (
     expect_static,
     expect_tensor,
+    int_list_text,
     parse_i64,
     parse_int_list,
     parse_variadic,
@@ -488,14 +490,39 @@ ALGORITHMS = ("naive", "ring", "all2all")
 """The algorithms of `devidx.allreduce` (multi-to-devidx's `allreduce` option, once chosen)."""
 
 
+def mesh_group(mesh: Sequence[int], dims: Sequence[int], d: int) -> list[int]:
+    """The device numbers of d's group when the devices are arranged row-major on `mesh`: the
+    devices whose mesh coordinates equal d's except on `dims`, in device order."""
+    coords: list[int] = []
+    k = d
+    for m in reversed(mesh):
+        k, c = divmod(k, m)
+        coords.append(c)
+    coords.reverse()
+    members = [0]
+    stride = 1
+    strides = [0] * len(mesh)
+    for i in reversed(range(len(mesh))):
+        strides[i] = stride
+        stride *= mesh[i]
+    base = sum(c * strides[i] for i, c in enumerate(coords) if i not in dims)
+    for i in sorted(dims):
+        members = [m + c * strides[i] for m in members for c in range(mesh[i])]
+    return sorted(base + m for m in members)
+
+
 @irdl_op_definition
 class AllreduceOp(IRDLOperation):
     """Every device gets the `kind` reduction (add, mul, max) of every device's stored `value`
     (Invalid lanes read 0), in device order; `algorithm` says how the runtime moves the data.
+    With `groups [m0, m1, ..] over [i, ..]` the devices (in `multi.devices` order) are arranged
+    row-major on that mesh and each device reduces only over its group: the devices whose mesh
+    coordinates equal its own except on mesh dims i, .. (SPEC §1.1's reduce over split axes).
 
     ```mlir
     %ar = devidx.allreduce add %x algorithm ring : tensor<4x4xf32>
     %ab = devidx.allreduce add %b algorithm ring : memref<4x4xf32>  // an SPMD host schedule
+    %ag = devidx.allreduce add %x algorithm naive groups [2, 2] over [0] : tensor<1x3xf32>
     ```
     tinygrad: `Ops.ALLREDUCE` over all devices, kept as one op instead of N fetches, so the
     SPMD program's size does not grow with N (docs/spmd-form.md, "Collectives").
@@ -505,19 +532,44 @@ class AllreduceOp(IRDLOperation):
     value = operand_def(TensorOrMemRef())
     kind = prop_def(StringAttr)
     algorithm = prop_def(StringAttr)
+    group_mesh = opt_prop_def(DenseArrayBase[I64])
+    group_dims = opt_prop_def(DenseArrayBase[I64])
     result = result_def(TensorOrMemRef())
     traits = traits_def(NoMemoryEffect())
 
-    def __init__(self, kind: str, value: SSAValue, algorithm: str = "naive"):
-        super().__init__(
-            operands=[value],
-            result_types=[value.type],
-            properties={"kind": StringAttr(str(kind)), "algorithm": StringAttr(str(algorithm))},
-        )
+    def __init__(
+        self,
+        kind: str,
+        value: SSAValue,
+        algorithm: str = "naive",
+        groups: tuple[Sequence[int], Sequence[int]] | None = None,
+    ):
+        props: dict[str, Attribute] = {
+            "kind": StringAttr(str(kind)),
+            "algorithm": StringAttr(str(algorithm)),
+        }
+        if groups is not None:
+            props["group_mesh"] = DenseArrayBase.from_list(i64, list(groups[0]))
+            props["group_dims"] = DenseArrayBase.from_list(i64, list(groups[1]))
+        super().__init__(operands=[value], result_types=[value.type], properties=props)
 
     @property
     def reduce_kind(self) -> ReduceKind:
         return ReduceKind(self.kind.data)
+
+    @property
+    def groups(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """(the mesh, the reduced mesh dims) of a grouped allreduce; None: every device."""
+        if self.group_mesh is None or self.group_dims is None:
+            return None
+        return tuple(self.group_mesh.get_values()), tuple(self.group_dims.get_values())
+
+    def group_of(self, d: int, num_devices: int) -> list[int]:
+        """The devices device d reduces over (every device when not grouped)."""
+        groups = self.groups
+        if groups is None:
+            return list(range(num_devices))
+        return mesh_group(groups[0], groups[1], d)
 
     @classmethod
     def parse(cls, parser: Parser) -> AllreduceOp:
@@ -525,10 +577,16 @@ class AllreduceOp(IRDLOperation):
         value = parser.parse_unresolved_operand()
         parser.parse_keyword("algorithm")
         algorithm = parser.parse_keyword_in(list(ALGORITHMS))
+        groups = None
+        if parser.parse_optional_keyword("groups") is not None:
+            mesh = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+            parser.parse_keyword("over")
+            dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+            groups = (mesh, dims)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
-        op = cls(kind, parser.resolve_operand(value, t), algorithm)
+        op = cls(kind, parser.resolve_operand(value, t), algorithm, groups)
         op.attributes |= attrs
         return op
 
@@ -536,6 +594,11 @@ class AllreduceOp(IRDLOperation):
         printer.print_string(f" {self.kind.data} ")
         printer.print_operand(self.value)
         printer.print_string(f" algorithm {self.algorithm.data}")
+        groups = self.groups
+        if groups is not None:
+            printer.print_string(
+                f" groups {int_list_text(groups[0])} over {int_list_text(groups[1])}"
+            )
         print_attr_dict(printer, self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.value.type)
@@ -555,6 +618,21 @@ class AllreduceOp(IRDLOperation):
             raise VerifyException(
                 f"{self.name}: result type {self.result.type} differs from {self.value.type}"
             )
+        if (self.group_mesh is None) != (self.group_dims is None):
+            raise VerifyException(f"{self.name}: groups need both the mesh and the reduced dims")
+        groups = self.groups
+        if groups is not None:
+            mesh, dims = groups
+            if not mesh or any(m < 1 for m in mesh):
+                raise VerifyException(
+                    f"{self.name}: the groups' mesh must have dims >= 1, found "
+                    f"{int_list_text(mesh)}"
+                )
+            if not dims or len(set(dims)) != len(dims) or any(not 0 <= i < len(mesh) for i in dims):
+                raise VerifyException(
+                    f"{self.name}: the reduced mesh dims must be distinct dims of the "
+                    f"{len(mesh)}-D mesh {int_list_text(mesh)}, found {int_list_text(dims)}"
+                )
 
 
 @irdl_op_definition

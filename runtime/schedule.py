@@ -35,6 +35,7 @@ memory (buffers.py).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -51,7 +52,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from xdsl_multi.dialects.devidx import SPMD_ATTR, LookupOp
+from xdsl_multi.dialects.devidx import SPMD_ATTR, AllreduceOp, LookupOp, mesh_group
 from xdsl_multi.dialects.element_types import INDEX_BINARY, INDEX_COMPARE
 from xdsl_multi.dialects.multi import SIGNATURE_ATTR, listed_devices, placement_of
 from xdsl_multi.lowering.kernel_facts import written_arguments
@@ -167,6 +168,20 @@ class Collective:
     entries: int = 0
     """The same: the leading axis of the stacked buffer (the input of a scatter or an
     all-to-all, the output of the others), N devices' entries."""
+    group_mesh: tuple[int, ...] = ()
+    group_dims: tuple[int, ...] = ()
+    """A grouped allreduce (`groups [..] over [..]`, SPEC §1.1): device d reduces over
+    `group(d)` only; () : every device."""
+
+    def group(self, d: int, n: int) -> list[int]:
+        """The devices device d's allreduce combines, in device order."""
+        if not self.group_mesh:
+            return list(range(n))
+        return mesh_group(self.group_mesh, self.group_dims, d)
+
+    def color(self, d: int) -> int:
+        """A number shared by exactly the devices of d's group (the group's first device)."""
+        return self.group(d, 0)[0] if self.group_mesh else 0
 
     def describe(self) -> str:
         if self.op == "allreduce":
@@ -426,6 +441,7 @@ class _Reader:
             self.fetches += 1
         elif op.name == "devidx.allreduce":
             value = op.operands[0]
+            mesh, dims = op.groups if isinstance(op, AllreduceOp) and op.groups else ((), ())
             self.steps.append(
                 Collective(
                     self.reg(op, value),
@@ -434,6 +450,8 @@ class _Reader:
                     _str_prop(op, "algorithm"),
                     self.btype(op, value.type),
                     self.collectives,
+                    group_mesh=mesh,
+                    group_dims=dims,
                 )
             )
             self.collectives += 1
@@ -755,6 +773,12 @@ def _collective_positions(
             raise ScheduleError(
                 f"devidx.{s.op} (collective {s.seq}) has root device {s.root}, "
                 f"outside [0, {n})"
+            )
+        if s.group_mesh and math.prod(s.group_mesh) != n:
+            raise ScheduleError(
+                f"devidx.allreduce (collective {s.seq}) has groups on the mesh "
+                f"{list(s.group_mesh)} of {math.prod(s.group_mesh)} devices, but the program "
+                f"runs on {n}"
             )
         if s.op in ("allreduce", "broadcast"):
             continue

@@ -140,6 +140,22 @@ def build_allreduce_mstack() -> ModuleOp:
     return b.finish()
 
 
+def build_mesh_matmul() -> ModuleOp:
+    b = Builder(devices=D4)
+
+    def mesh(axes: list[int | None]) -> multi.ShardAttr:
+        return shard(D4, mesh=[2, 2], axes=axes)
+
+    a, w = b.function(
+        "main", [tensor([7, 6], f32, mesh([0, None])), tensor([6, 10], f32, mesh([None, 1]))]
+    )
+    ae = b.copy(b.expand(b.reshape(a, [7, 1, 6]), [7, 10, 6]), mesh([0, 1]))
+    we = b.expand(b.reshape(b.permute(w, [1, 0]), [1, 10, 6]), [7, 10, 6])
+    c = b.reshape(b.reduce("add", b.mulf(ae, b.copy(we, mesh([0, 1]))), [2]), [7, 10])
+    b.ret(c, b.copy(c, on(D4)))
+    return b.finish()
+
+
 def build_copies() -> ModuleOp:
     b = Builder(devices=D2)
     (x,) = b.function("main", [tensor([8, 4], f32, on(["CPU:0"]))])
@@ -163,6 +179,7 @@ BUILT: dict[str, Callable[[], ModuleOp]] = {
     "uneven": build_uneven,
     "allreduce_mstack": build_allreduce_mstack,
     "copies": build_copies,
+    "mesh_matmul": build_mesh_matmul,
 }
 
 

@@ -201,6 +201,16 @@ def copies_expected(inputs: list[np.ndarray]) -> list[Expect]:
     ]
 
 
+def mesh_matmul_inputs(rng: np.random.Generator) -> list[np.ndarray]:
+    return [uniform(rng, 7, 6), uniform(rng, 6, 10)]
+
+
+def mesh_matmul_expected(inputs: list[np.ndarray]) -> list[Expect]:
+    a, b = (x.astype(np.float64) for x in inputs)
+    c = f32(a @ b)
+    return [Expect(c), Expect.replicated(c, 4)]
+
+
 CASES = [
     Case("dp_mlp.mlir", ("x", "w1", "w2"), dp_mlp_inputs, dp_mlp_expected),
     Case("megatron_mlp.mlir", ("x", "w1", "w2"), megatron_inputs, megatron_expected),
@@ -219,6 +229,7 @@ CASES = [
     ),
     Case("uneven.mlir", ("x",), uneven_inputs, uneven_expected),
     Case("copies.mlir", ("x",), copies_inputs, copies_expected),
+    Case("mesh_matmul.mlir", ("a", "b"), mesh_matmul_inputs, mesh_matmul_expected),
 ]
 CASE_IDS = [c.file.removesuffix(".mlir") for c in CASES]
 EXAMPLE_FILES = sorted(p.name for p in EXAMPLES.glob("*.mlir"))

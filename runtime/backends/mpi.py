@@ -162,13 +162,14 @@ class _MpiTransport:
                 p.data_comm.Bcast(_bytes(out), root=step.root)
             elif value.dtype == np.bool_:
                 op = MPI.LAND if step.kind == "mul" else MPI.LOR
-                p.data_comm.Allreduce([value, MPI.C_BOOL], [out, MPI.C_BOOL], op=op)
+                p.reduce_comm(step).Allreduce([value, MPI.C_BOOL], [out, MPI.C_BOOL], op=op)
             elif value.dtype in _MPI_REDUCIBLE:
                 op = {"add": MPI.SUM, "mul": MPI.PROD, "max": MPI.MAX}[step.kind]
-                p.data_comm.Allreduce(value, out, op=op)
+                p.reduce_comm(step).Allreduce(value, out, op=op)
             else:
-                parts = np.empty((p.size, *value.shape), value.dtype)
-                p.data_comm.Allgather(_bytes(np.ascontiguousarray(value)), _bytes(parts))
+                comm = p.reduce_comm(step)
+                parts = np.empty((comm.Get_size(), *value.shape), value.dtype)
+                comm.Allgather(_bytes(np.ascontiguousarray(value)), _bytes(parts))
                 ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum}[step.kind]
                 np.copyto(out, parts[0])
                 for part in parts[1:]:
@@ -323,8 +324,28 @@ class MpiProgram:
         self.runner = runners[self.rank]
         self.data_comm = self.comm.Dup()
         self.io_comm = self.comm.Dup()
+        self.group_comms = self._split_by_groups()
         self.watchdog = _Watchdog(self.fail)
         self._never_set = threading.Event()
+
+    def _split_by_groups(self) -> dict[tuple[tuple[int, ...], tuple[int, ...]], Any]:
+        """One communicator per kind of grouped allreduce (mesh, reduced dims) of this rank's
+        schedule, made once per program: `data_comm` split by the group (the ranks whose
+        other mesh coordinates equal), ranks in device order. Every rank runs the same SPMD
+        schedule, so every rank makes the same splits in the same order."""
+        out: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
+        for step in self.schedules[self.rank].steps:
+            if isinstance(step, Collective) and step.group_mesh:
+                key = (step.group_mesh, step.group_dims)
+                if key not in out:
+                    out[key] = self.data_comm.Split(step.color(self.rank), self.rank)
+        return out
+
+    def reduce_comm(self, step: Collective) -> Any:
+        """The communicator an allreduce runs on: its group's, or every rank's."""
+        if not step.group_mesh:
+            return self.data_comm
+        return self.group_comms[(step.group_mesh, step.group_dims)]
 
     @property
     def num_devices(self) -> int:
@@ -333,9 +354,10 @@ class MpiProgram:
     def close(self) -> None:
         """Free the program's communicators and stop its watchdog (not collective)."""
         self.watchdog.stop()
-        for comm in (self.data_comm, self.io_comm):
+        for comm in (*self.group_comms.values(), self.data_comm, self.io_comm):
             if comm != self._mpi.COMM_NULL:
                 comm.Free()
+        self.group_comms = {}
         self.data_comm = self.io_comm = self._mpi.COMM_NULL
 
     def __enter__(self) -> Self:

@@ -162,6 +162,10 @@ class _Rendezvous:
         ufunc = _ufunc(step.kind, out.dtype)
         inputs = [x.reshape(-1) for x in self.inputs]  # type: ignore[union-attr]
         flat = out.reshape(-1)
+        if step.group_mesh:  # a mesh group: the members' whole buffers, in device order
+            _reduce_into(ufunc, flat, [inputs[j] for j in step.group(d, self.n)])
+            self.phase[d] = 2
+            return True
         if step.algorithm == "naive":  # every device reduces every whole buffer
             _reduce_into(ufunc, flat, inputs)
             self.phase[d] = 2

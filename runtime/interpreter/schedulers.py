@@ -149,6 +149,16 @@ def _collective_result(
     """What each device gets from one collective op, every device's request in hand."""
     values = [r.value for r in requests]
     n = len(values)
+    if isinstance(op, devidx.AllreduceOp) and op.groups is not None:  # within mesh groups
+        groups = [op.group_of(d, n) for d in range(n)]
+        if any(not 0 <= j < n for g in groups for j in g):
+            raise op_error(op, f"has groups over more devices than the {n} of the program")
+        if stats is not None:
+            for d, g in enumerate(groups):
+                for j in g:
+                    if j != d:
+                        stats.record_message(j, d, values[j].data.size)
+        return [reduce_in_order(op, [values[j] for j in g], None) for g in groups]
     if isinstance(op, devidx.AllreduceOp):
         return [reduce_in_order(op, values, stats)] * n
     if isinstance(op, devidx.BroadcastOp | devidx.GatherOp | devidx.ScatterOp):

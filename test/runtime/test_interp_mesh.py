@@ -337,11 +337,15 @@ def test_movement_ops_on_a_mesh() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Not lowered yet: a diagnostic, not a traceback
+# Compiled: the same values as the interpreter (the levels: test/transforms/test_mesh_lowering.py)
 # ---------------------------------------------------------------------------------------------
 
 
-def test_compile_rejects_a_mesh_program_with_a_diagnostic() -> None:
-    module, _ = multi_local_program((2, 2), (0, 1), (4, 6))
-    with pytest.raises(xm.CompileError, match="device meshes are not lowered yet"):
-        xm.compile(str(module))
+def test_compile_runs_a_mesh_program() -> None:
+    module, loc = multi_local_program((2, 2), (0, 1), (4, 6))
+    buffers = np.random.default_rng(5).standard_normal((4, *loc)).astype(np.float32)
+    want = run(module, buffers)
+    with xm.compile(str(module)) as prog:
+        got = prog(buffers)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)

@@ -12,6 +12,11 @@ With `collectives=ops` (SPMD mode, docs/spmd-form.md "Collectives") an allreduce
 device is one `devidx.allreduce` op that names its schedule (the runtime moves the data), so
 the SPMD program does not grow with N; the fetch schedules above remain for the specialized
 mode and for allreduces over a subset of the devices.
+
+Mesh groups (SPEC §1.1, a reduce over split axes): `lower_group_allreduce` is the naive
+schedule within d's group (sources are index arithmetic on d); ring and all2all fall back to
+it. With `collectives=ops` it is one grouped `devidx.allreduce ... groups [..] over [..]`
+(sharded_rules.py).
 """
 
 from __future__ import annotations
@@ -90,6 +95,20 @@ def lower_allreduce(
         value, index = reduced
         return chunks.ring_all_gather(value, index)
     return chunks.direct_all_gather(_all2all_reduce_scatter(b, kind, chunks))
+
+
+def lower_group_allreduce(
+    b: SpmdBuilder, kind: ReduceKind, x: SSAValue, members: Sequence[Index]
+) -> SSAValue:
+    """Every device gets the `kind` reduction of x over its mesh group: `members` are the
+    device numbers of d's group (index arithmetic on d, in position order), each fetched and
+    combined in that order (the naive schedule: ring and all2all fall back to it for groups)."""
+    total: SSAValue | None = None
+    for src in members:
+        piece = b.fetch(x, src)
+        total = piece if total is None else b.combine(kind, total, piece)
+    assert total is not None
+    return total
 
 
 class _Chunks:

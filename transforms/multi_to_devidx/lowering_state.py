@@ -5,6 +5,7 @@ sharded_rules.py and generic_rules.py; their table is multi_to_devidx.py's docst
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any, Generic, NoReturn, TypeVar
 
@@ -28,7 +29,13 @@ from xdsl_multi.dialects.multi import (
 from xdsl_multi.transforms.multi_to_devidx.allreduce import (
     AllreduceStrategy,
 )
-from xdsl_multi.transforms.multi_to_devidx.spmd_builder import ShardGeometry, SpmdBuilder, plain
+from xdsl_multi.transforms.multi_to_devidx.mesh_geometry import MeshGeometry
+from xdsl_multi.transforms.multi_to_devidx.spmd_builder import (
+    Index,
+    ShardGeometry,
+    SpmdBuilder,
+    plain,
+)
 
 OpT = TypeVar("OpT", bound=Operation)
 
@@ -40,14 +47,17 @@ def local_type(t: Attribute) -> Attribute:
         return t
     if isinstance(enc, OnAttr):
         return plain(t)
-    g = geometry(t, enc)
-    shape = list(t.get_shape())
-    shape[g.axis] = g.s
-    return plain(t, shape)
+    return plain(t, mesh_geometry(t, enc).local_shape(t.get_shape()))
 
 
 def geometry(t: TensorType, enc: ShardAttr) -> ShardGeometry:
+    """The geometry of a one-axis shard (the rules that handle one-axis shards only)."""
     return ShardGeometry(enc.axis_index, t.get_shape()[enc.axis_index], enc.num_devices)
+
+
+def mesh_geometry(t: TensorType, enc: ShardAttr) -> MeshGeometry:
+    """The geometry of any shard, a one-axis shard being the 1-D mesh (mesh_geometry.py)."""
+    return MeshGeometry.of(t, enc)
 
 
 def fail_at(op: Operation, msg: str) -> NoReturn:
@@ -98,7 +108,8 @@ class FunctionLowering:
         enc = placement_of(t)
         if isinstance(enc, ShardAttr):
             assert isinstance(t, TensorType)
-            return b.global_(x, geometry(t, enc), self.clamped_position(b, enc.device_names))
+            k = self.clamped_position(b, enc.device_names)
+            return mesh_geometry(t, enc).global_(b, x, k)
         if isinstance(enc, OnAttr):
             return b.mask(self.member(b, enc.device_names), x)
         return x
@@ -108,11 +119,47 @@ class FunctionLowering:
         enc = placement_of(t)
         if isinstance(enc, ShardAttr):
             assert isinstance(t, TensorType)
-            return b.local(x, geometry(t, enc), self.clamped_position(b, enc.device_names))
+            k = self.clamped_position(b, enc.device_names)
+            return mesh_geometry(t, enc).local(b, x, k)
         return x
 
     def clean(self, b: SpmdBuilder, x: SSAValue, t: TensorType, enc: ShardAttr) -> SSAValue:
-        return b.clean(x, geometry(t, enc), self.clamped_position(b, enc.device_names))
+        k = self.clamped_position(b, enc.device_names)
+        return mesh_geometry(t, enc).clean(b, x, k)
+
+    # ---- meshes: replicas and groups (SPEC §1.1) ----------------------------------------------
+
+    def device_at(self, b: SpmdBuilder, names: Sequence[str], pos: Index) -> Index:
+        """The device number of position `pos` of the list `names`."""
+        return b.table_at(pos, self.numbers(names))
+
+    def first_replica(self, b: SpmdBuilder, t: TensorType, enc: ShardAttr) -> Index:
+        """The device number of the first replica of d's block: d's mesh coordinates with 0 on
+        every `none` mesh dim (d itself when no mesh dim is `none`; devices off the list get
+        some listed device, and their value is masked)."""
+        if None not in enc.mesh_axes:
+            return b.d
+        k = self.clamped_position(b, enc.device_names)
+        g = mesh_geometry(t, enc)
+        coords = g.coords(b, k)
+        first = [0 if a is None else c for c, a in zip(coords, enc.mesh_axes, strict=True)]
+        return self.device_at(b, enc.device_names, g.position(b, first))
+
+    def group_members(
+        self, b: SpmdBuilder, t: TensorType, enc: ShardAttr, dims: Sequence[int]
+    ) -> list[Index]:
+        """The device numbers of d's group over mesh `dims`: the devices whose mesh
+        coordinates equal d's except on `dims`, in position order."""
+        g = mesh_geometry(t, enc)
+        coords = g.coords(b, self.clamped_position(b, enc.device_names))
+        ranges = [range(enc.mesh_shape[i]) for i in dims]
+        out: list[Index] = []
+        for combo in itertools.product(*ranges):
+            member = list(coords)
+            for i, c in zip(dims, combo, strict=True):
+                member[i] = c
+            out.append(self.device_at(b, enc.device_names, g.position(b, member)))
+        return out
 
     # ---- functions ----------------------------------------------------------------------------
 

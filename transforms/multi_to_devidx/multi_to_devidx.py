@@ -13,6 +13,8 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | LOCAL(x) (UNSHARD.src[0]) | `local(x)`, masked to x's devices | `LocalToLocalBuffer` |
 | MSELECT(x, i) | `select(d == i, x, invalid)` | `MselectToSelect` |
 | MSTACK(s0..sn) | `index(stack(s0..sn), k(d))` | `MstackToStackIndex` |
+| COPY on(D) -> mesh(D) | the first replica's buffer, `clean`ed (mesh_rules.py) | `CopyOnToMeshKeepsSlices` |
+| COPY from or to a mesh | shifted fetches of the blocks that change owner | `CopyWithMeshFetchesMissingBlocks` |
 | COPY on(D) -> shard(D) | `clean(stored(x))`, nothing moves | `CopyKeepingSliceCleans` |
 | COPY on(D) -> on(E), both N > 1 | buffer i fetched by E[i] | `CopyPermutingBuffersFetches` |
 | COPY shard(all) -> shard(all), other axis, collectives=ops | `devidx.alltoall` of blocks | `CopyBetweenShardingsAlltoallOp` |
@@ -26,8 +28,9 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | COPY on(D) -> shard(any), collectives=ops | `devidx.scatter` from D[0] over every device, then mask | `CopyFromOneDeviceToSomeScattersOp` |
 | any other COPY | logical value fetched from owners | `CopyFetchesLogicalValue` |
 | ALLREDUCE | naive, ring or all2all fetches | `AllreduceToFetchSchedule` |
-| reduce over the shard axis | reduce of `clean(x)` + allreduce | `ReduceOverShardAxisToAllreduce` |
+| reduce over the shard axis (mesh: split axes) | reduce of `clean(x)` + allreduce (mesh: in groups) | `ReduceOverShardAxisToAllreduce` |
 | reduce of a shard value, other axes | the reduce, then `clean` | `ShardedReduceCleansResult` |
+| shrink selecting one mesh block | the shrink fetched from the block's owner in d's group | `ShrinkOfOneMeshBlockFetchesFromOwner` |
 | shrink selecting one shard | shrink on the owner + fetch (+ its validity) | `ShrinkOfOneShardFetchesFromOwner` |
 | `func.return` | each result's local buffer | `ReturnToLocalBuffers` |
 | op with regions on placed values | rejected (diagnostic) | `PlacedOpWithRegionsIsRejected` |
@@ -58,7 +61,6 @@ from xdsl.utils.exceptions import PassFailedException
 from xdsl_multi.dialects.multi import (
     DEVICES_ATTR,
     SIGNATURE_ATTR,
-    ShardAttr,
     placement_of,
     program_devices,
 )
@@ -94,6 +96,11 @@ from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
     MultiRule,
     fail_at,
 )
+from xdsl_multi.transforms.multi_to_devidx.mesh_rules import (
+    CopyOnToMeshKeepsSlices,
+    CopyWithMeshFetchesMissingBlocks,
+    ShrinkOfOneMeshBlockFetchesFromOwner,
+)
 from xdsl_multi.transforms.multi_to_devidx.placement_rules import (
     LocalToLocalBuffer,
     MselectToSelect,
@@ -114,6 +121,8 @@ def multi_to_devidx_rules() -> list[MultiRule[Any]]:
         LocalToLocalBuffer(),
         MselectToSelect(),
         MstackToStackIndex(),
+        CopyOnToMeshKeepsSlices(),
+        CopyWithMeshFetchesMissingBlocks(),
         CopyKeepingSliceCleans(),
         CopyPermutingBuffersFetches(),
         CopyBetweenShardingsAlltoallOp(),
@@ -129,6 +138,7 @@ def multi_to_devidx_rules() -> list[MultiRule[Any]]:
         AllreduceToFetchSchedule(),
         ReduceOverShardAxisToAllreduce(),
         ShardedReduceCleansResult(),
+        ShrinkOfOneMeshBlockFetchesFromOwner(),
         ShrinkOfOneShardFetchesFromOwner(),
         ReturnToLocalBuffers(),
         PlacedOpWithRegionsIsRejected(),
@@ -223,8 +233,6 @@ class KnownDevices:
         if id(t) in self.checked:
             return
         enc = placement_of(t)
-        if isinstance(enc, ShardAttr) and enc.is_mesh:
-            fail_at(op, f"device meshes are not lowered yet (SPEC §1.1), found {t}")
         if enc is not None:
             unknown = [n for n in enc.device_names if n not in self.known]
             if unknown:

@@ -23,13 +23,15 @@ OpT = TypeVar("OpT", bound=Operation)
 from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
     FunctionLowering,
     MultiRule,
-    geometry,
+    mesh_geometry,
 )
 
 
 class MultiToInvalidPad(MultiRule[multi.MultiOp]):
     """MULTI(x, axis) is `global(x)`: the local buffer of s rows padded with Invalid by
-    d-dependent bounds to N * s rows, shrunk to the logical length."""
+    d-dependent bounds to N * s rows, shrunk to the logical length. Over a mesh, `global` per
+    split axis; along `none` mesh dims every replica takes the first replica's buffer (the
+    one that stands for the logical value, SPEC §1.1), fetched."""
 
     op_type = multi.MultiOp
 
@@ -41,7 +43,10 @@ class MultiToInvalidPad(MultiRule[multi.MultiOp]):
         enc = placement_of(res_t)
         assert isinstance(enc, ShardAttr)
         k = low.clamped_position(b, enc.device_names)
-        return [b.global_(operands[0], geometry(res_t, enc), k)]
+        x = operands[0]
+        if None in enc.mesh_axes:
+            x = b.fetch(x, low.first_replica(b, res_t, enc))
+        return [mesh_geometry(res_t, enc).global_(b, x, k)]
 
 
 class LocalToLocalBuffer(MultiRule[multi.LocalOp]):
@@ -58,7 +63,7 @@ class LocalToLocalBuffer(MultiRule[multi.LocalOp]):
         enc = placement_of(src_t)
         assert isinstance(enc, ShardAttr)
         k = low.clamped_position(b, enc.device_names)
-        own = b.local(operands[0], geometry(src_t, enc), k)
+        own = mesh_geometry(src_t, enc).local(b, operands[0], k)
         return [b.mask(low.member(b, enc.device_names), own)]
 
 

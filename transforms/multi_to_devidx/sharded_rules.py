@@ -11,13 +11,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from xdsl_multi.dialects import tg
+from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.multi import (
     ShardAttr,
     placement_of,
 )
 from xdsl_multi.transforms.multi_to_devidx.allreduce import (
     lower_allreduce,
+    lower_group_allreduce,
 )
 from xdsl_multi.transforms.multi_to_devidx.spmd_builder import SpmdBuilder, plain
 from xdsl_multi.transforms.value_facts import may_hold_invalid
@@ -34,13 +35,17 @@ from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
 
 class ReduceOverShardAxisToAllreduce(MultiRule[tg.ReduceOp]):
     """A reduce over the shard axis is a local reduce of `clean(x)` (lanes outside the device's
-    share are Invalid: they reduce as the identity) and an allreduce over the shard's devices."""
+    share are Invalid: they reduce as the identity) and an allreduce over the shard's devices.
+    Over a mesh (SPEC §1.1): a reduce over split axes is the local reduce of `clean(x)` and an
+    allreduce within d's group, the devices that differ from d only in the coordinates of the
+    mesh dims splitting the reduced axes; a result still split on other axes is `clean`ed.
+    The one-axis shard is the 1-D mesh whose one group is every device of the shard."""
 
     op_type = tg.ReduceOp
 
     def applies(self, low: FunctionLowering, op: tg.ReduceOp) -> bool:
         enc = placement_of(op.source.type)
-        return isinstance(enc, ShardAttr) and enc.axis_index in op.axes_list
+        return isinstance(enc, ShardAttr) and any(a in op.axes_list for a in enc.split_axes)
 
     def lower(
         self, low: FunctionLowering, b: SpmdBuilder, op: tg.ReduceOp, operands: Sequence[SSAValue]
@@ -51,8 +56,22 @@ class ReduceOverShardAxisToAllreduce(MultiRule[tg.ReduceOp]):
         assert isinstance(enc, ShardAttr)
         cleaned = low.clean(b, operands[0], src_t, enc)
         partial = b.value(tg.ReduceOp(op.kind, cleaned, op.axes_list, plain(res_t)))
-        members = low.numbers(enc.device_names)
-        return [lower_allreduce(b, op.reduce_kind, partial, members, members, low.strategy)]
+        if not enc.is_mesh:
+            members = low.numbers(enc.device_names)
+            return [lower_allreduce(b, op.reduce_kind, partial, members, members, low.strategy)]
+        dims = [i for i, a in enumerate(enc.mesh_axes) if a is not None and a in op.axes_list]
+        if low.strategy.as_ops and list(enc.device_names) == low.devices:
+            groups = (enc.mesh_shape, tuple(dims))
+            reduced = b.value(
+                devidx.AllreduceOp(op.reduce_kind, b.stored(partial), "naive", groups)
+            )
+        else:
+            group = low.group_members(b, src_t, enc, dims)
+            reduced = lower_group_allreduce(b, op.reduce_kind, partial, group)
+        res_enc = placement_of(res_t)
+        if isinstance(res_enc, ShardAttr):
+            reduced = low.clean(b, reduced, res_t, res_enc)
+        return [b.mask(low.member(b, enc.device_names), reduced)]
 
 
 class ShardedReduceCleansResult(MultiRule[tg.ReduceOp]):

@@ -112,12 +112,28 @@ class SpmdBuilder:
             return b
         return self._index_op(arith.AddiOp, a, b)
 
-    def mul(self, a: Index, b: int) -> Index:
-        if isinstance(a, int):
+    def mul(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
             return a * b
+        if isinstance(a, int):
+            a, b = b, a
         if b == 1:
             return a
+        if b == 0:
+            return 0
         return self._index_op(arith.MuliOp, a, b)
+
+    def div(self, a: Index, n: int) -> Index:
+        """a // n for a >= 0 and n > 0."""
+        if isinstance(a, int):
+            return a // n
+        if n == 1:
+            return a
+        return self._index_op(arith.DivSIOp, a, n)
+
+    def ceil_div(self, a: Index, n: int) -> Index:
+        """ceil(a / n) for a >= 0 and n > 0."""
+        return self.div(self.add(a, n - 1), n)
 
     def sub(self, a: Index, b: Index) -> Index:
         if isinstance(a, int) and isinstance(b, int):
@@ -133,13 +149,31 @@ class SpmdBuilder:
             return 0
         return self._index_op(arith.RemSIOp, a, n)
 
-    def minimum(self, a: Index, b: int) -> Index:
-        if isinstance(a, int):
+    def minimum(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
             return min(a, b)
+        if a is b:
+            return a
         return self._index_op(arith.MinSIOp, a, b)
 
-    def eq(self, a: Index, b: int) -> SSAValue:
+    def eq(self, a: Index, b: Index) -> SSAValue:
         return self._index_op(arith.CmpiOp, a, b, "eq")
+
+    def ne(self, a: Index, b: Index) -> SSAValue:
+        return self._index_op(arith.CmpiOp, a, b, "ne")
+
+    def table_at(self, i: Index, table: Sequence[int]) -> Index:
+        """table[i] for a position 0 <= i < len(table), as a chain of selects on i (i itself
+        for the identity table)."""
+        if isinstance(i, int):
+            return table[i]
+        if list(table) == list(range(len(table))):
+            return i
+        acc = self.idx(table[-1])
+        for pos in range(len(table) - 1):
+            if table[pos] != table[-1]:
+                acc = self.select(self.eq(i, pos), self.idx(table[pos]), acc)
+        return acc
 
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.value(arith.SelectOp(cond, a, b))
@@ -279,3 +313,36 @@ class SpmdBuilder:
     def clean(self, x: SSAValue, g: ShardGeometry, k: Index) -> SSAValue:
         """x with every lane outside position k's share made Invalid."""
         return self.global_(self.local(x, g, k), g, k)
+
+    # ---- windows with a dynamic valid length (nested splits of a mesh, SPEC §1.1) --------------
+
+    def keep_first(self, x: SSAValue, axis: int, n: Index) -> SSAValue:
+        """x with rows [n, S) of axis `axis` made Invalid (S the axis length, 0 <= n <= S): x
+        moved down by S - n rows into Invalid and back (two static-size windows)."""
+        t = x.type
+        assert isinstance(t, TensorType)
+        size = t.get_shape()[axis]
+        if isinstance(n, int) and n >= size:
+            return x
+        down = self.shrink_axis(self.pad_axis(x, axis, size, 0, 2 * size, None), axis, n, size)
+        back = self.pad_axis(down, axis, 0, size, 2 * size, None)
+        return self.shrink_axis(back, axis, self.sub(size, n), size)
+
+    def window(self, x: SSAValue, axis: int, lo: Index, n: Index, size: int) -> SSAValue:
+        """Rows [lo, lo + n) of axis `axis` of x at [0, n) of a `size`-row buffer, Invalid at
+        [n, size) (lo + n <= x's length; the window may reach past it)."""
+        t = x.type
+        assert isinstance(t, TensorType)
+        length = t.get_shape()[axis]
+        padded = self.pad_axis(x, axis, 0, size, length + size, None)
+        return self.keep_first(self.shrink_axis(padded, axis, lo, size), axis, n)
+
+    def unwindow(self, x: SSAValue, axis: int, lo: Index, n: Index, length: int) -> SSAValue:
+        """The inverse of `window`: rows [0, n) of x at [lo, lo + n) of a `length`-row value,
+        Invalid elsewhere (rows [n, size) of x are padding and dropped)."""
+        t = x.type
+        assert isinstance(t, TensorType)
+        size = t.get_shape()[axis]
+        kept = self.keep_first(x, axis, n)
+        padded = self.pad_axis(kept, axis, lo, self.sub(length, lo), length + size, None)
+        return self.shrink_axis(padded, axis, 0, length)
