@@ -19,7 +19,7 @@ def test_replicated_int_matches() -> None:
     assert (x * 3).tolist() == [0, 3, 6, 9, 12, 15]
 
 
-def test_two_axis_shard_is_unsupported() -> None:
+def test_two_axis_shard_matches() -> None:
     rng = UOp.range(4, -1, AxisType.DEVICE)
     ref = Tensor.arange(16).reshape(4, 4).contiguous().realize()
     u = ref.uop.copy_to_device(DEVICES_4)._shard(0, rng // 2)._shard(1, rng % 2)
