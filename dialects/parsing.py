@@ -3,8 +3,9 @@
 In MLIR a hexadecimal element of a float `dense<...>` literal is the element's bit pattern
 (SPEC §6): `dense<0xFF800000> : tensor<4xf32>` is -inf, in splats and in lists, for f16, bf16,
 f32 and f64. xDSL 0.74 reads it as the integer 4286578688 converted to float. `MultiParser`
-reads the bits (and stores them as they are: NaN payloads included), and packs a splat's one
-element once instead of once per element. Everything else is xDSL's parse.
+reads the bits (and stores them as they are: NaN payloads included). A splat is stored compact,
+as its one element (dialects/splat.py): `dense<2.0> : tensor<4096x4096xf32>` is 4 bytes, not
+64 MiB. Everything else is xDSL's parse.
 
 Printing needs nothing of ours: xDSL prints inf and NaN as hex bit patterns and -0.0 as
 `-0.000000e+00`, which parse back to the same bits here.
@@ -15,7 +16,6 @@ Every tool and module that reads MLIR text parses with `parse_mlir` (or a subcla
 
 from __future__ import annotations
 
-import math
 import re
 
 from xdsl.context import Context
@@ -30,6 +30,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import TypeAttribute
 from xdsl.parser import AttrParser, Parser
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from xdsl_multi.dialects.splat import splat_of_bytes
 
 
 def parse_mlir(ctx: Context, text: str, name: str = "<unknown>") -> ModuleOp:
@@ -156,8 +158,8 @@ class MultiParser(Parser):
             values = [e.to_type(self, element) for e in elements]
             one_type = TensorType(element, [len(values)])
             data = DenseIntOrFPElementsAttr.from_list(one_type, values).data.data
-        if not shape:  # a splat: one element, repeated
-            data *= math.prod(type_shape)
+        if not shape:  # a splat: its one element (compact, dialects/splat.py)
+            return splat_of_bytes(type, data)
         return DenseIntOrFPElementsAttr(type, BytesAttr(data))
 
     def _float_bytes(self, elements: list[Parser._TensorLiteralElement], t: AnyFloat) -> bytes:
