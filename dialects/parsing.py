@@ -20,12 +20,19 @@ import re
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyDenseElement,
     AnyFloat,
     BytesAttr,
     ComplexType,
     DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerType,
+    MemRefType,
     ModuleOp,
+    RankedStructure,
     TensorType,
+    VectorType,
 )
 from xdsl.ir import TypeAttribute
 from xdsl.parser import AttrParser, Parser
@@ -161,6 +168,24 @@ class MultiParser(Parser):
         if not shape:  # a splat: its one element (compact, dialects/splat.py)
             return splat_of_bytes(type, data)
         return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+
+    def _parse_dense_literal_type(self) -> RankedStructure[AnyDenseElement]:
+        """xDSL's check of a dense literal's type (a static tensor, vector or memref of
+        integers, index, floats or complex numbers), with its messages, by `isinstance`:
+        xDSL builds the `base(RankedStructure[...])` constraint anew for every literal, about
+        15 ms each (most of W1's parse once its splats were compact)."""
+        type = self.expect(self.parse_optional_type, "Dense attribute must be typed!")
+        if not (
+            isinstance(type, TensorType | VectorType | MemRefType)
+            and isinstance(type.element_type, IntegerType | IndexType | AnyFloat | ComplexType)
+        ):
+            self.raise_error(
+                "Expected memref, vector or tensor type of "
+                "integer, index, float, or complex type"
+            )
+        if any(dim == DYNAMIC_INDEX for dim in type.get_shape()):
+            self.raise_error("Dense literal attribute should have a static shape.")
+        return type
 
     def _float_bytes(self, elements: list[Parser._TensorLiteralElement], t: AnyFloat) -> bytes:
         """The packed elements: a hexadecimal one is its bits, any other its value rounded."""

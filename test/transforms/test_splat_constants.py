@@ -7,6 +7,8 @@ at every level, for every element type."""
 
 from __future__ import annotations
 
+import cProfile
+import pstats
 import tracemalloc
 from collections.abc import Callable
 from io import StringIO
@@ -194,3 +196,19 @@ def test_splat_literals_round_trip_as_one_element(
     again = parse_mlir(ctx, printed(from_text))
     (back,) = (op.attributes["v"] for op in again.walk() if "v" in op.attributes)
     assert back == attr
+
+
+def test_dense_literal_types_are_checked_without_building_constraints() -> None:
+    """A dense literal's type is checked by `isinstance`: xDSL builds an irdl constraint
+    (`base(RankedStructure[...])`, about 150 `irdl_to_attr_constraint` calls) for each
+    literal, most of W1's parse once its splats were compact."""
+    text = W1.read_text()
+    ctx = make_context()
+    parse_mlir(ctx, text)
+    profile = cProfile.Profile()
+    profile.enable()
+    parse_mlir(ctx, text)
+    profile.disable()
+    calls = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    built = sum(v[1] for (_, _, name), v in calls.items() if name == "irdl_to_attr_constraint")
+    assert built == 0
