@@ -3,8 +3,9 @@
 In MLIR a hexadecimal element of a float `dense<...>` literal is the element's bit pattern
 (SPEC §6): `dense<0xFF800000> : tensor<4xf32>` is -inf, in splats and in lists, for f16, bf16,
 f32 and f64. xDSL 0.74 reads it as the integer 4286578688 converted to float. `MultiParser`
-reads the bits (and stores them as they are: NaN payloads included), and packs a splat's one
-element once instead of once per element. Everything else is xDSL's parse.
+reads the bits (and stores them as they are: NaN payloads included). A splat is stored compact,
+as its one element (dialects/splat.py): `dense<2.0> : tensor<4096x4096xf32>` is 4 bytes, not
+64 MiB. Everything else is xDSL's parse.
 
 Printing needs nothing of ours: xDSL prints inf and NaN as hex bit patterns and -0.0 as
 `-0.000000e+00`, which parse back to the same bits here.
@@ -15,21 +16,29 @@ Every tool and module that reads MLIR text parses with `parse_mlir` (or a subcla
 
 from __future__ import annotations
 
-import math
 import re
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyDenseElement,
     AnyFloat,
     BytesAttr,
     ComplexType,
     DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerType,
+    MemRefType,
     ModuleOp,
+    RankedStructure,
     TensorType,
+    VectorType,
 )
 from xdsl.ir import TypeAttribute
 from xdsl.parser import AttrParser, Parser
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from xdsl_multi.dialects.splat import splat_of_bytes
 
 
 def parse_mlir(ctx: Context, text: str, name: str = "<unknown>") -> ModuleOp:
@@ -156,9 +165,27 @@ class MultiParser(Parser):
             values = [e.to_type(self, element) for e in elements]
             one_type = TensorType(element, [len(values)])
             data = DenseIntOrFPElementsAttr.from_list(one_type, values).data.data
-        if not shape:  # a splat: one element, repeated
-            data *= math.prod(type_shape)
+        if not shape:  # a splat: its one element (compact, dialects/splat.py)
+            return splat_of_bytes(type, data)
         return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+
+    def _parse_dense_literal_type(self) -> RankedStructure[AnyDenseElement]:
+        """xDSL's check of a dense literal's type (a static tensor, vector or memref of
+        integers, index, floats or complex numbers), with its messages, by `isinstance`:
+        xDSL builds the `base(RankedStructure[...])` constraint anew for every literal, about
+        15 ms each (most of W1's parse once its splats were compact)."""
+        type = self.expect(self.parse_optional_type, "Dense attribute must be typed!")
+        if not (
+            isinstance(type, TensorType | VectorType | MemRefType)
+            and isinstance(type.element_type, IntegerType | IndexType | AnyFloat | ComplexType)
+        ):
+            self.raise_error(
+                "Expected memref, vector or tensor type of "
+                "integer, index, float, or complex type"
+            )
+        if any(dim == DYNAMIC_INDEX for dim in type.get_shape()):
+            self.raise_error("Dense literal attribute should have a static shape.")
+        return type
 
     def _float_bytes(self, elements: list[Parser._TensorLiteralElement], t: AnyFloat) -> bytes:
         """The packed elements: a hexadecimal one is its bits, any other its value rounded."""

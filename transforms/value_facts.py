@@ -36,6 +36,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.element_types import bit_width, is_float, trunc_div
 from xdsl_multi.dialects.multi import ReduceKind, listed_devices
+from xdsl_multi.dialects.splat import splat_attr, splat_value
 
 OpTypes = tuple[type[Operation], ...] | Callable[[type[Operation]], bool]
 """A pattern's `op_types`: the op classes it can act on, or a test of the class. The applier of
@@ -59,42 +60,6 @@ def int_constant(value: SSAValue) -> int | None:
     return None
 
 
-_SPLAT_CHUNK = 1 << 16
-"""Bytes compared at a time when checking a splat: the repeated element fills a chunk that stays
-in cache, so a 64 MiB constant is checked in a few milliseconds."""
-
-
-def _repeats(raw: bytes, size: int) -> bool:
-    """Whether `raw` is its first `size` bytes repeated (compared as bytes, chunk by chunk)."""
-    if size <= 0 or len(raw) % size:
-        return False
-    chunk = raw[:size] * max(1, _SPLAT_CHUNK // size)
-    step = len(chunk)
-    end = len(raw) - len(raw) % step
-    for offset in range(0, end, step):
-        if not raw.startswith(chunk, offset):
-            return False
-    return end == len(raw) or raw.startswith(chunk[: len(raw) - end], end)
-
-
-def splat_value(attr: Attribute) -> int | float | None:
-    """The one element value of a splat dense attribute (ints, floats, i1), else None.
-
-    A splat is every element with the same bytes (so a NaN splat is one, and a mix of 0.0 and
-    -0.0 is not); only the first element is unpacked, however large the constant."""
-    if not isinstance(attr, DenseIntOrFPElementsAttr):
-        return None
-    element = attr.get_element_type()
-    if not isinstance(element, IntegerType | IndexType | AnyFloat):
-        return None
-    raw = attr.data.data
-    size = element.compile_time_size
-    if len(raw) < size or not _repeats(raw, size):
-        return None
-    first = element.unpack(raw[:size], 1)[0]
-    return first if isinstance(first, int | float) else None
-
-
 def splat_constant(value: SSAValue) -> int | float | None:
     """The single element value of a splat tensor `arith.constant` (ints, floats, i1), else None.
     (`AttrCache.splat` remembers the answer per attribute.)"""
@@ -114,9 +79,9 @@ class AttrCache:
     """What a pass learns about attributes, and attributes it builds, each once. Attributes are
     immutable and the copies of a program that `specialize-devices` makes share them, so one
     cache serves a whole pass:
-    - splat values of dense constants: xDSL stores a splat with every element (a 4096x4096 f32
-      splat is 64 MiB), so checking one is not free; constants made by `constant_like` are
-      known without a check, and share their attribute with every equal constant;
+    - splat values of dense constants: a compact splat (dialects/splat.py) is read in O(1), an
+      expanded one (every element stored) is compared byte by byte; constants made by
+      `constant_like` share their attribute with every equal constant;
     - tensor types of a given element type, encoding and shape (`tensor_like`)."""
 
     def __init__(self) -> None:
@@ -156,12 +121,7 @@ class AttrCache:
             op = constant_like(t, v)
             attr = op.value
             assert isinstance(attr, DenseIntOrFPElementsAttr)
-            element = attr.get_element_type()
-            assert isinstance(element, IntegerType | IndexType | AnyFloat)
-            raw = attr.data.data
-            size = element.compile_time_size
-            if len(raw) >= size:
-                self._seen[id(attr)] = (attr, element.unpack(raw[:size], 1)[0])
+            self._seen[id(attr)] = (attr, splat_value(attr))
             self._made[key] = attr
             return op
         return arith.ConstantOp(attr, t)
@@ -187,14 +147,12 @@ def wrap_signed(v: int, width: int) -> int:
 def constant_like(t: Attribute, v: float) -> arith.ConstantOp:
     """`arith.constant v : t`, for a scalar or (as a dense splat) a tensor type.
 
-    A tensor constant uses the tensor's own element type (f16 stays f16, i1 stays i1)."""
+    A tensor constant uses the tensor's own element type (f16 stays f16, i1 stays i1), and is
+    a compact splat (dialects/splat.py): O(1) however large the tensor."""
     if isinstance(t, TensorType):
         element = t.element_type
-        if isinstance(element, AnyFloat):
-            attr = DenseIntOrFPElementsAttr.from_list(t, [float(v)])
-        else:
-            attr = DenseIntOrFPElementsAttr.from_list(t, [int(v)])
-        return arith.ConstantOp(attr, t)
+        value = float(v) if isinstance(element, AnyFloat) else int(v)
+        return arith.ConstantOp(splat_attr(t, value), t)  # type: ignore[arg-type]
     if isinstance(t, AnyFloat):
         return arith.ConstantOp(FloatAttr(float(v), t), t)
     assert isinstance(t, IntegerType | IndexType), t

@@ -26,7 +26,6 @@ from xdsl.builder import InsertPoint
 from xdsl.dialects import arith, func, math
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    DenseIntOrFPElementsAttr,
     FloatAttr,
     FunctionType,
     IndexType,
@@ -50,6 +49,7 @@ from xdsl_multi.dialects.multi import (
     program_devices,
     verify_module_devices,
 )
+from xdsl_multi.dialects.splat import splat_attr
 from xdsl_multi.dialects.syntax import expect_tensor
 from xdsl_multi.dialects.tg import Bound, CmpPredicate
 
@@ -178,8 +178,8 @@ class Builder:
         t = like.type if isinstance(like, SSAValue) else like
         if isinstance(t, TensorType):
             elt = t.element_type
-            data = [int(value)] if isinstance(elt, IntegerType | IndexType) else [float(value)]
-            attr: Attribute = DenseIntOrFPElementsAttr.from_list(t, data)
+            v = int(value) if isinstance(elt, IntegerType | IndexType) else float(value)
+            attr: Attribute = splat_attr(t, v)  # compact: O(1) however large (dialects/splat.py)
         elif isinstance(t, IntegerType | IndexType):
             attr = IntegerAttr(int(value), t)
         else:

@@ -81,6 +81,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.printer import Printer
 
 from xdsl_multi import pipeline
+from xdsl_multi.dialects.splat import splat_value
 from xdsl_multi.lowering.kernel_facts import with_writes
 
 FORMAT = "xdsl-multi pipeline cache 1"
@@ -386,15 +387,15 @@ def _installed_files(init_file: str | None, names: Sequence[str]) -> str:
 
 @dataclass(eq=False, repr=False)
 class _DigestPrinter(Printer):
-    """The printer, with large dense constants written as a hash of their bytes (a splat as
-    its element): a 64 MiB constant is not turned into text to be hashed."""
+    """The printer, with large dense constants written as a hash of their bytes (an expanded
+    splat as its element): a 64 MiB constant is not turned into text to be hashed. A compact
+    splat (dialects/splat.py: the parser's, the passes' and the Builder's) is one element and
+    prints as itself, `dense<2.000000e+00> : tensor<...>`, so its value and type are the key."""
 
     def print_attribute(self, attribute: Attribute) -> None:
         if isinstance(attribute, DenseIntOrFPElementsAttr):
             raw = attribute.data.data
             if len(raw) > _DIGEST_ABOVE:
-                from xdsl_multi.transforms.value_facts import splat_value
-
                 splat = splat_value(attribute)
                 if splat is not None:
                     digest = f"splat {splat!r} {raw[: len(raw) // len(attribute)].hex()}"

@@ -25,7 +25,6 @@ from typing import Any
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
     TensorType,
@@ -52,7 +51,7 @@ from xdsl_multi.transforms.form_kernels.scalar_graph import (
     walk,
     zero_of,
 )
-from xdsl_multi.transforms.value_facts import int_constant
+from xdsl_multi.transforms.value_facts import int_constant, splat_value
 
 SCRATCH_AFTER = 3
 """A value computed from a reduction and wanted at this many positions of a row goes to a
@@ -692,23 +691,10 @@ _RULES: dict[type[Operation], Rule] = {
 """How each op's element is built (arith/math ops without a rule are cloned on scalars)."""
 
 
-def splat_value(attr: Attribute) -> Any:
-    """The one element value of a splat dense attribute (compared by its bytes), else None."""
-    if not isinstance(attr, DenseIntOrFPElementsAttr):
-        return None
-    n = len(attr)
-    raw = attr.data.data
-    if n == 0:
-        return None
-    size = len(raw) // n
-    if raw.count(raw[:size]) != n:  # n disjoint copies fill it exactly: a splat
-        return None
-    return next(iter(attr.iter_values()))
-
-
 class Splats:
-    """Splat values of dense constants, each attribute read once: a large splat is megabytes
-    (xDSL stores every element), and device modules may share their constants' attributes."""
+    """Splat values of dense constants (dialects/splat.py `splat_value`), each attribute read
+    once: device modules share their constants' attributes, and an expanded splat (every
+    element stored) is megabytes to compare; a compact one is read in O(1)."""
 
     def __init__(self) -> None:
         self._seen: dict[int, tuple[Attribute, Any]] = {}

@@ -24,6 +24,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.element_types import is_bool, is_float
 from xdsl_multi.dialects.multi import ReduceKind, local_length
+from xdsl_multi.dialects.splat import splat_attr
 from xdsl_multi.transforms.value_facts import may_hold_invalid
 
 Index = int | SSAValue
@@ -35,9 +36,10 @@ def plain(t: TensorType, shape: Sequence[int] | None = None) -> TensorType:
 
 
 def splat(t: TensorType, value: float) -> DenseIntOrFPElementsAttr:
-    """A splat dense attribute of type `t` (floats for float element types, ints otherwise)."""
+    """A compact splat dense attribute of type `t` (floats for float element types, ints
+    otherwise; dialects/splat.py)."""
     v: float | int = float(value) if is_float(t.element_type) else int(value)
-    return DenseIntOrFPElementsAttr.from_list(t, [v])  # type: ignore[arg-type]
+    return splat_attr(t, v)  # type: ignore[arg-type]
 
 
 def combine_op(kind: ReduceKind, t: TensorType) -> type[Operation]:
