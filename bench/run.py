@@ -58,6 +58,7 @@ import numpy as np
 from bench import peers as peer_impls
 from bench.peers import Peer, padded
 from bench.report import summary, targets
+from bench.warm_up import warm_up_ours
 from bench.workloads import WORKLOADS, Workload
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -227,6 +228,7 @@ def run(only: set[str] | None, quick: bool, repeats: int,
         peer_names: Sequence[str] = peer_impls.PEERS, modes: Sequence[str] = MODES) -> Report:
     report = Report(machine=machine_limits(quick))
     active = peer_impls.load(peer_names)
+    warm_up_ours()
     for p in active:
         report.machine[p.name] = p.version
     if active and quick:

@@ -8,12 +8,14 @@ from __future__ import annotations
 import os
 import sys
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bench import peers, run
 from bench.peers import Jax, PeerUnavailable, Step, Tinygrad, configure_xla_flags, padded
+from bench.warm_up import warm_up_ours
 from bench.workloads import WORKLOADS, Workload
 
 # Under pytest-xdist (`-n auto --dist loadgroup`) each peer starts once, on one worker.
@@ -74,6 +76,17 @@ class WrongPeer:
 
     def prepare(self, w: Workload, inputs: list[np.ndarray]) -> Step:
         return Step(lambda: w.numpy(*inputs) + 1, np.asarray)
+
+
+def test_the_warm_up_runs_our_compiler_in_its_own_cache_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Our compiler is imported and initialized before any timed first call, as a peer's load
+    does, in a cache folder of its own: the workloads' cold calls stay cold."""
+    monkeypatch.setenv("XDSL_MULTI_CACHE_DIR", str(tmp_path))
+    warm_up_ours()
+    assert os.environ["XDSL_MULTI_CACHE_DIR"] == str(tmp_path)
+    assert not any(tmp_path.iterdir())
 
 
 def test_a_wrong_answer_is_not_a_time() -> None:
