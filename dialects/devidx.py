@@ -45,6 +45,7 @@ from xdsl.irdl import (
     VerificationContext,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -497,27 +498,51 @@ class AllreduceOp(IRDLOperation):
     %ar = devidx.allreduce add %x algorithm ring : tensor<4x4xf32>
     %ab = devidx.allreduce add %b algorithm ring : memref<4x4xf32>  // an SPMD host schedule
     ```
-    tinygrad: `Ops.ALLREDUCE` over all devices, kept as one op instead of N fetches, so the
-    SPMD program's size does not grow with N (docs/spmd-form.md, "Collectives").
+    With `members [m0, m1, ...]` (device numbers, distinct) only those devices take part:
+    each member gets the reduction of the members' stored values, in the table's order; every
+    other device gets zeros (its value is not read):
+
+    ```mlir
+    %as = devidx.allreduce add %x algorithm naive members [3, 1, 5] : tensor<4xf32>
+    ```
+    tinygrad: `Ops.ALLREDUCE` over all devices (or a reduce over the shard axis of a value
+    sharded over a subset), kept as one op instead of N fetches, so the SPMD program's size
+    does not grow with N (docs/spmd-form.md, "Collectives").
     """
 
     name = "devidx.allreduce"
     value = operand_def(TensorOrMemRef())
     kind = prop_def(StringAttr)
     algorithm = prop_def(StringAttr)
+    members = opt_prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorOrMemRef())
     traits = traits_def(NoMemoryEffect())
 
-    def __init__(self, kind: str, value: SSAValue, algorithm: str = "naive"):
-        super().__init__(
-            operands=[value],
-            result_types=[value.type],
-            properties={"kind": StringAttr(str(kind)), "algorithm": StringAttr(str(algorithm))},
-        )
+    def __init__(
+        self,
+        kind: str,
+        value: SSAValue,
+        algorithm: str = "naive",
+        members: Sequence[int] | None = None,
+    ):
+        properties: dict[str, Attribute] = {
+            "kind": StringAttr(str(kind)),
+            "algorithm": StringAttr(str(algorithm)),
+        }
+        if members is not None:
+            properties["members"] = DenseArrayBase.from_list(i64, list(members))
+        super().__init__(operands=[value], result_types=[value.type], properties=properties)
 
     @property
     def reduce_kind(self) -> ReduceKind:
         return ReduceKind(self.kind.data)
+
+    @property
+    def member_devices(self) -> tuple[int, ...] | None:
+        """The `members` table (None: every device takes part)."""
+        if self.members is None:
+            return None
+        return tuple(int(v) for v in self.members.get_values())
 
     @classmethod
     def parse(cls, parser: Parser) -> AllreduceOp:
@@ -525,10 +550,11 @@ class AllreduceOp(IRDLOperation):
         value = parser.parse_unresolved_operand()
         parser.parse_keyword("algorithm")
         algorithm = parser.parse_keyword_in(list(ALGORITHMS))
+        members = parse_int_list(parser) if parser.parse_optional_keyword("members") else None
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
-        op = cls(kind, parser.resolve_operand(value, t), algorithm)
+        op = cls(kind, parser.resolve_operand(value, t), algorithm, members)
         op.attributes |= attrs
         return op
 
@@ -536,6 +562,9 @@ class AllreduceOp(IRDLOperation):
         printer.print_string(f" {self.kind.data} ")
         printer.print_operand(self.value)
         printer.print_string(f" algorithm {self.algorithm.data}")
+        if (members := self.member_devices) is not None:
+            printer.print_string(" members ")
+            print_int_list(printer, members)
         print_attr_dict(printer, self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.value.type)
@@ -554,6 +583,14 @@ class AllreduceOp(IRDLOperation):
         if self.result.type != self.value.type:
             raise VerifyException(
                 f"{self.name}: result type {self.result.type} differs from {self.value.type}"
+            )
+        members = self.member_devices
+        if members is not None and (
+            not members or min(members) < 0 or len(set(members)) != len(members)
+        ):
+            raise VerifyException(
+                f"{self.name}: members must be distinct device numbers >= 0, at least one, "
+                f"found {list(members)}"
             )
 
 

@@ -41,6 +41,7 @@ from typing import Literal
 
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -149,7 +150,9 @@ class Collective:
     collectives of the schedule (the same on every device). `devidx.gather`: only device
     `root` gets the stack (the others zeros); `devidx.scatter`: device e gets entry
     `positions[e]` of the root's register; `devidx.alltoall`: entry `positions[j]` of device
-    e's register goes to entry `positions[e]` of device j's `out`."""
+    e's register goes to entry `positions[e]` of device j's `out`. An allreduce with
+    `members` reduces only those devices' registers (in that order) into theirs; the other
+    devices' `out` is zeros."""
 
     reg: int
     out: int
@@ -167,10 +170,13 @@ class Collective:
     entries: int = 0
     """The same: the leading axis of the stacked buffer (the input of a scatter or an
     all-to-all, the output of the others), N devices' entries."""
+    members: tuple[int, ...] = ()
+    """allreduce: the devices that take part, in reduction order (empty: every device)."""
 
     def describe(self) -> str:
         if self.op == "allreduce":
-            return f"allreduce {self.kind} ({self.algorithm})"
+            over = f" over devices {list(self.members)}" if self.members else ""
+            return f"allreduce {self.kind} ({self.algorithm}){over}"
         if self.op == "broadcast":
             return f"broadcast from device {self.root}"
         if self.op in ("gather", "scatter"):
@@ -434,6 +440,7 @@ class _Reader:
                     _str_prop(op, "algorithm"),
                     self.btype(op, value.type),
                     self.collectives,
+                    members=_members_prop(op),
                 )
             )
             self.collectives += 1
@@ -498,6 +505,15 @@ def _str_prop(op: Operation, name: str) -> str:
     if not isinstance(attr, StringAttr):
         raise ScheduleError(f"{op.name}: missing string property '{name}'")
     return attr.data
+
+
+def _members_prop(op: Operation) -> tuple[int, ...]:
+    """An allreduce's `members` table (empty: every device)."""
+    members = op.properties.get("members")
+    if members is None:
+        return ()
+    assert isinstance(members, DenseArrayBase)
+    return tuple(int(v) for v in members.get_values())
 
 
 def _int_prop(op: Operation, name: str) -> int:
@@ -754,6 +770,12 @@ def _collective_positions(
         if s.op in ("broadcast", "gather", "scatter") and not 0 <= s.root < n:
             raise ScheduleError(
                 f"devidx.{s.op} (collective {s.seq}) has root device {s.root}, "
+                f"outside [0, {n})"
+            )
+        outside = [m for m in s.members if not 0 <= m < n]
+        if outside:
+            raise ScheduleError(
+                f"devidx.allreduce (collective {s.seq}) has member device {outside[0]}, "
                 f"outside [0, {n})"
             )
         if s.op in ("allreduce", "broadcast"):

@@ -147,6 +147,13 @@ class _MpiTransport:
                 )
             ),
         )
+        comm = p.data_comm
+        if step.members:  # an allreduce over some devices: on their communicator only
+            if p.rank not in step.members:
+                p.watchdog.disarm()
+                out.fill(0)
+                return True
+            comm = p.member_comms[step.members]
         try:
             if step.op == "allgather":
                 self._allgather(step, value, out)
@@ -162,13 +169,13 @@ class _MpiTransport:
                 p.data_comm.Bcast(_bytes(out), root=step.root)
             elif value.dtype == np.bool_:
                 op = MPI.LAND if step.kind == "mul" else MPI.LOR
-                p.data_comm.Allreduce([value, MPI.C_BOOL], [out, MPI.C_BOOL], op=op)
+                comm.Allreduce([value, MPI.C_BOOL], [out, MPI.C_BOOL], op=op)
             elif value.dtype in _MPI_REDUCIBLE:
                 op = {"add": MPI.SUM, "mul": MPI.PROD, "max": MPI.MAX}[step.kind]
-                p.data_comm.Allreduce(value, out, op=op)
+                comm.Allreduce(value, out, op=op)
             else:
-                parts = np.empty((p.size, *value.shape), value.dtype)
-                p.data_comm.Allgather(_bytes(np.ascontiguousarray(value)), _bytes(parts))
+                parts = np.empty((comm.Get_size(), *value.shape), value.dtype)
+                comm.Allgather(_bytes(np.ascontiguousarray(value)), _bytes(parts))
                 ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum}[step.kind]
                 np.copyto(out, parts[0])
                 for part in parts[1:]:
@@ -323,8 +330,25 @@ class MpiProgram:
         self.runner = runners[self.rank]
         self.data_comm = self.comm.Dup()
         self.io_comm = self.comm.Dup()
+        self.member_comms = self._split_member_comms()
         self.watchdog = _Watchdog(self.fail)
         self._never_set = threading.Event()
+
+    def _split_member_comms(self) -> dict[tuple[int, ...], Any]:
+        """One communicator per `members` table of the schedule's allreduces, made once per
+        program (MPI_Comm_split of the data communicator, collective: every rank walks the
+        same collectives in the same order), ranked in the table's order; non-members get
+        none (MPI_UNDEFINED)."""
+        MPI = self._mpi
+        comms: dict[tuple[int, ...], Any] = {}
+        for step in self.runner.schedule.steps:
+            if not isinstance(step, Collective) or not step.members or step.members in comms:
+                continue
+            member = self.rank in step.members
+            color = 0 if member else MPI.UNDEFINED
+            key = step.members.index(self.rank) if member else 0
+            comms[step.members] = self.data_comm.Split(color, key)
+        return comms
 
     @property
     def num_devices(self) -> int:
@@ -333,9 +357,10 @@ class MpiProgram:
     def close(self) -> None:
         """Free the program's communicators and stop its watchdog (not collective)."""
         self.watchdog.stop()
-        for comm in (self.data_comm, self.io_comm):
+        for comm in (*self.member_comms.values(), self.data_comm, self.io_comm):
             if comm != self._mpi.COMM_NULL:
                 comm.Free()
+        self.member_comms = {}
         self.data_comm = self.io_comm = self._mpi.COMM_NULL
 
     def __enter__(self) -> Self:

@@ -129,15 +129,20 @@ def combine_arrays(kind: ReduceKind, a: np.ndarray, b: np.ndarray) -> np.ndarray
 def reduce_in_order(
     op: Operation, values: Sequence[Lanes], stats: InterpStats | None
 ) -> Lanes:
-    """`devidx.allreduce`: ((v0 <kind> v1) <kind> v2) ... of the stored instances."""
+    """`devidx.allreduce`: ((v0 <kind> v1) <kind> v2) ... of the stored instances (with
+    `members`: of the members' instances, in the table's order)."""
     assert isinstance(op, devidx.AllreduceOp)
-    total = values[0].data
-    for v in values[1:]:
-        total = combine_arrays(op.reduce_kind, total, v.data)
+    n = len(values)
+    members = op.member_devices
+    order = list(members) if members is not None else list(range(n))
+    if max(order) >= n:
+        raise op_error(op, f"has member device {max(order)}, outside [0, {n})")
+    total = values[order[0]].data
+    for m in order[1:]:
+        total = combine_arrays(op.reduce_kind, total, values[m].data)
     if stats is not None:
-        n = len(values)
-        for src in range(n):
-            for dest in range(n):
+        for src in order:
+            for dest in order:
                 if src != dest:
                     stats.record_message(src, dest, values[src].data.size)
     return Lanes(np.asarray(total, values[0].data.dtype))
@@ -150,7 +155,12 @@ def _collective_result(
     values = [r.value for r in requests]
     n = len(values)
     if isinstance(op, devidx.AllreduceOp):
-        return [reduce_in_order(op, values, stats)] * n
+        total = reduce_in_order(op, values, stats)
+        members = op.member_devices
+        if members is None:
+            return [total] * n
+        zeros = Lanes(np.zeros_like(total.data))  # a non-member's value is not read
+        return [total if d in members else zeros for d in range(n)]
     if isinstance(op, devidx.BroadcastOp | devidx.GatherOp | devidx.ScatterOp):
         root = op.root.value.data
         if not 0 <= root < n:

@@ -412,3 +412,132 @@ def test_subset_and_permuted_copies_on_mpi(tmp_path: Path) -> None:
     )
     assert r.returncode == 0, r.stderr
     assert "check: mpi matches interp (5 results)" in r.stdout
+
+
+def subset_allreduce_program(n: int, order: list[int]) -> str:
+    """Allreduces over a subset of the devices (issue 13): x (uneven, f32) sharded over all but
+    the last of `order`, reduced (add) over its shard axis; y (i32) sharded over the odd
+    devices, reduced (max) over its shard axis; x's
+    partial sums (on the subset) allreduced to the devices outside it (broadcast); z on every
+    device in `order` allreduced (mul) to the first half of `order` (a full allreduce, masked)."""
+    sub, odd = order[: max(1, n - 1)], list(range(1, n, 2))
+    other = [e for e in range(n) if e not in sub] or order[:1]
+    half = order[: max(1, n // 2)]
+    tx = f"tensor<{3 * n + 1}x5xf32, #multi.shard<{_names(sub)}, axis = 0>>"
+    rx = f"tensor<1x5xf32, #multi.on<{_names(sub)}>>"
+    lx = f"tensor<{-(-(3 * n + 1) // len(sub))}x5xf32, #multi.on<{_names(sub)}>>"
+    ox = f"tensor<{-(-(3 * n + 1) // len(sub))}x5xf32, #multi.on<{_names(other)}>>"
+    ty = f"tensor<4x{2 * n - 1}xi32, #multi.shard<{_names(odd)}, axis = 1>>"
+    ry = f"tensor<4x1xi32, #multi.on<{_names(odd)}>>"
+    tz = f"tensor<3x2xf32, #multi.on<{_names(order)}>>"
+    hz = f"tensor<3x2xf32, #multi.on<{_names(half)}>>"
+    return f"""builtin.module attributes {{multi.devices = {_names(list(range(n)))}}} {{
+  func.func @main(%x: {tx}, %y: {ty}, %z: {tz}) -> ({rx}, {ry}, {ox}, {hz}) {{
+    %a = tg.reduce add %x [0] : {tx} -> {rx}
+    %b = tg.reduce max %y [1] : {ty} -> {ry}
+    %l = multi.local %x : {tx} -> {lx}
+    %c = multi.allreduce add %l : {lx} -> {ox}
+    %e = multi.allreduce mul %z : {tz} -> {hz}
+    func.return %a, %b, %c, %e : {rx}, {ry}, {ox}, {hz}
+  }}
+}}
+"""
+
+
+def subset_allreduce_inputs(n: int, seed: int) -> list[np.ndarray]:
+    """Small integers as floats: sums and products exact in any order (the multi level
+    reduces the logical rows in order, the allreduce the shards' partial sums)."""
+    rng = np.random.default_rng(seed)
+    return [
+        rng.integers(-8, 9, (3 * n + 1, 5)).astype(np.float32),
+        rng.integers(-1000, 1000, (4, 2 * n - 1)).astype(np.int32),
+        rng.integers(-4, 5, (n, 3, 2)).astype(np.float32),
+    ]
+
+
+def _allreduce_members(module: ModuleOp) -> list[tuple[int, ...] | None]:
+    return [op.member_devices for op in module.walk() if isinstance(op, devidx.AllreduceOp)]
+
+
+@pytest.mark.parametrize(("n", "order"), SUBSET_CASES)
+def test_subset_allreduces_are_one_op_at_every_spmd_level(n: int, order: list[int]) -> None:
+    """An allreduce over a subset is one `devidx.allreduce ... members [..]` (a broadcast for
+    destinations outside the sources), no fetch, with the multi level's results everywhere."""
+    text = subset_allreduce_program(n, order)
+    args = subset_allreduce_inputs(n, n)
+    want = run_module(parse(text), args)
+    module = parse(text)
+    for spec in pipeline_specs(Level.MULTI, Level.KERNEL, spmd=True):
+        build_pipeline((spec,)).apply(make_context(), module)
+        module.verify()
+        for g, w in zip(run_module(module, args), want, strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=str(spec))
+    names = [op.name for op in module.walk()]
+    assert "devidx.fetch" not in names
+    sub = tuple(order[: max(1, n - 1)])
+    assert sorted(map(str, _allreduce_members(module))) == sorted(
+        map(str, [sub, tuple(range(1, n, 2)), sub, None])
+    )
+    assert names.count("devidx.broadcast") == 1
+
+
+@pytest.mark.parametrize(("n", "order"), SUBSET_CASES)
+def test_subset_allreduces_on_threads(n: int, order: list[int]) -> None:
+    """Compiled on threads (members-only rendezvous, the others zero), run twice."""
+    text = subset_allreduce_program(n, order)
+    module = parse(text)
+    lower_for_runtime(module, spmd=True)
+    assert not any(isinstance(op, devidx.FetchOp) for op in module.walk())
+    with Program(module) as program:
+        for seed in (1, 2):
+            args = subset_allreduce_inputs(n, seed)
+            want = run_module(parse(text), args)
+            for g, w in zip(program(args), want, strict=True):
+                np.testing.assert_array_equal(g, w)
+
+
+def test_allreduce_members_verifier_and_round_trip() -> None:
+    msg = _verify_error(
+        "%r = devidx.allreduce add %x algorithm naive members [1, 1] : tensor<2x4xf32>"
+    )
+    assert "devidx.allreduce: members must be distinct device numbers >= 0" in msg
+    assert "found [1, 1]" in msg
+    text = """func.func @f(%x: tensor<2x4xf32>) {
+  %r = devidx.allreduce max %x algorithm ring members [3, 0] : tensor<2x4xf32>
+  func.return
+}"""
+    printed = str(parse(text))
+    assert "devidx.allreduce max %x algorithm ring members [3, 0] : tensor<2x4xf32>" in printed
+
+
+def test_allreduce_members_outside_the_devices_is_a_schedule_error() -> None:
+    module = parse("""builtin.module attributes {multi.devices = ["CPU:0", "CPU:1"], devidx.spmd} {
+  func.func @main(%x: memref<2xf32>) -> memref<2xf32> {
+    %r = devidx.allreduce add %x algorithm naive members [0, 2] : memref<2xf32>
+    func.return %r : memref<2xf32>
+  }
+}""")
+    with pytest.raises(ScheduleError, match=r"member device 2, outside \[0, 2\)"):
+        compile_schedules(module, "threads")
+
+
+@needs_mpi
+def test_subset_allreduces_on_mpi(tmp_path: Path) -> None:
+    """Allreduce on a communicator split by membership (made once), Bcast, under mpiexec -n 3."""
+    prog = tmp_path / "prog.mlir"
+    prog.write_text(subset_allreduce_program(3, [2, 0, 1]))
+    r = mpirun(
+        3,
+        "-m",
+        "xdsl_multi.tools.multi_run",
+        prog,
+        "--spmd",
+        "--backend",
+        "mpi",
+        "--random-inputs",
+        "--seed",
+        "5",
+        "--check",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "check: mpi matches interp (4 results)" in r.stdout

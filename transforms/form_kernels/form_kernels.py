@@ -178,7 +178,9 @@ def build_schedule(
                     "form-kernels: devidx.allreduce at the device level (form-kernels{spmd=true} "
                     "takes it; specialize-devices needs multi-to-devidx{collectives=fetches})"
                 )
-            reduced = devidx.AllreduceOp(op.kind.data, buffer[op.value], op.algorithm.data)
+            reduced = devidx.AllreduceOp(
+                op.kind.data, buffer[op.value], op.algorithm.data, op.member_devices
+            )
             block.add_op(reduced)
             buffer[op.result] = reduced.result
         elif isinstance(
