@@ -45,6 +45,7 @@ from xdsl.irdl import (
     VerificationContext,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -806,38 +807,139 @@ class AlltoallOp(IRDLOperation):
     %aa = devidx.alltoall %blocks at %k : tensor<3x2x4xf32>
     %ab = devidx.alltoall %b at %k : memref<3x2x4xf32>   // an SPMD host schedule
     ```
-    tinygrad: a COPY between two shardings over every device, one op instead of N fetches.
+    With `from %i rows S -> T of L` it moves rows of a value split on its leading axis between
+    two device lists: the device whose `%i` is i holds (stored `value`, S rows) rows
+    [i*S, i*S + S) of an L-row logical value, and the device whose `%k` is j gets rows
+    [j*T, j*T + T) of it (its result, T rows; rows past L are 0). Each pair exchanges only
+    the rows their two ranges share (none for most pairs), so a reshard moves about L/n rows
+    per device, not L; positions past the lists' lengths own and get nothing:
+
+    ```mlir
+    %rs = devidx.alltoall %blk at %k from %i rows 4 -> 3 of 10 : tensor<4x5xf32> -> tensor<3x5xf32>
+    ```
+    tinygrad: a COPY between two shardings, one op instead of N fetches.
     """
 
     name = "devidx.alltoall"
     value = operand_def(TensorOrMemRef())
     position = operand_def(IndexType)
+    source = opt_operand_def(IndexType)
+    rows = opt_prop_def(DenseArrayBase.constr(i64))
+    """`[S, T, L]` of the `from ... rows S -> T of L` form."""
     result = result_def(TensorOrMemRef())
     traits = traits_def(NoMemoryEffect())
 
-    def __init__(self, value: SSAValue, position: SSAValue):
-        super().__init__(operands=[value, position], result_types=[value.type])
+    def __init__(
+        self,
+        value: SSAValue,
+        position: SSAValue,
+        source: SSAValue | None = None,
+        rows: tuple[int, int, int] | None = None,
+        result_type: Attribute | None = None,
+    ):
+        super().__init__(
+            operands=[value, position, [] if source is None else [source]],
+            result_types=[value.type if result_type is None else result_type],
+            properties={} if rows is None else {"rows": DenseArrayBase.from_list(i64, rows)},
+        )
+
+    @property
+    def row_split(self) -> tuple[int, int, int] | None:
+        """(S, T, L) of the `rows` form, None for the stacked form."""
+        if self.rows is None:
+            return None
+        s, t, length = (int(v) for v in self.rows.get_values())
+        return s, t, length
 
     @classmethod
     def parse(cls, parser: Parser) -> AlltoallOp:
-        syntax = _IndexedSyntax.parse(parser, "at", root=False, arrow=False)
-        op = cls(syntax.value, syntax.index)
-        op.attributes |= syntax.attributes
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("at")
+        index = parser.parse_unresolved_operand()
+        if not parser.parse_optional_keyword("from"):
+            attrs = parser.parse_optional_attr_dict()
+            parser.parse_punctuation(":")
+            t = parser.parse_type()
+            op = cls(parser.resolve_operand(value, t), parser.resolve_operand(index, IndexType()))
+            op.attributes |= attrs
+            return op
+        source = parser.parse_unresolved_operand()
+        parser.parse_keyword("rows")
+        s = parse_i64(parser)
+        parser.parse_punctuation("->")
+        t_rows = parse_i64(parser)
+        parser.parse_keyword("of")
+        length = parse_i64(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        parser.parse_punctuation("->")
+        out = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(value, t),
+            parser.resolve_operand(index, IndexType()),
+            parser.resolve_operand(source, IndexType()),
+            (s, t_rows, length),
+            out,
+        )
+        op.attributes |= attrs
         return op
 
     def print(self, printer: Printer) -> None:
-        _IndexedSyntax.print(printer, self, "at", self.position, arrow=False)
+        split = self.row_split
+        if split is None or self.source is None:
+            _IndexedSyntax.print(printer, self, "at", self.position, arrow=False)
+            return
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" at ")
+        printer.print_operand(self.position)
+        printer.print_string(" from ")
+        printer.print_operand(self.source)
+        printer.print_string(f" rows {split[0]} -> {split[1]} of {split[2]}")
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
-        t = self.value.type
+        t, out = self.value.type, self.result.type
         _expect_message(self.name, "value", t)
         assert isinstance(t, TensorType | MemRefType)
         if not t.get_shape() or t.get_shape()[0] < 1:
             raise VerifyException(
                 f"{self.name}: value must have a leading axis of n >= 1 entries, found {t}"
             )
-        if self.result.type != t:
-            raise VerifyException(f"{self.name}: result type {self.result.type} differs from {t}")
+        split = self.row_split
+        if (split is None) != (self.source is None):
+            raise VerifyException(
+                f"{self.name}: `from %i` and `rows S -> T of L` go together, found "
+                f"{'rows without from' if self.source is None else 'from without rows'}"
+            )
+        if split is None:
+            if out != t:
+                raise VerifyException(f"{self.name}: result type {out} differs from {t}")
+            return
+        _expect_message(self.name, "result", out)
+        assert isinstance(out, TensorType | MemRefType)
+        s, t_rows, length = split
+        if min(s, t_rows) < 1 or length < 0:
+            raise VerifyException(
+                f"{self.name}: rows S -> T of L needs S, T >= 1 and L >= 0, found "
+                f"{s} -> {t_rows} of {length}"
+            )
+        shape = t.get_shape()
+        want_in = (s, *shape[1:])
+        want_out = (t_rows, *shape[1:])
+        if shape != want_in or out.get_shape() != want_out or type(out) is not type(t) or (
+            out.get_element_type() != t.get_element_type()
+        ):
+            raise VerifyException(
+                f"{self.name}: rows {s} -> {t_rows} needs a value of {s} leading rows and a "
+                f"result of {t_rows} rows of the same kind, trailing shape and element type, "
+                f"found {t} -> {out}"
+            )
 
 
 COLLECTIVES = (AllreduceOp, AllgatherOp, BroadcastOp, GatherOp, ScatterOp, AlltoallOp)

@@ -172,6 +172,13 @@ class Collective:
     all-to-all, the output of the others), N devices' entries."""
     members: tuple[int, ...] = ()
     """allreduce: the devices that take part, in reduction order (empty: every device)."""
+    rows: tuple[int, ...] = ()
+    """alltoall `from %i rows S -> T of L`: (S, T, L); device e's register holds rows
+    [sources[e]*S, +S) of an L-row value, device d's `out` gets rows [positions[d]*T, +T)."""
+    source: int = -1
+    """The same, before `instantiate`: the register of this device's `from` position."""
+    sources: tuple[int, ...] = ()
+    """The same, after `instantiate`: every device's `from` position."""
 
     def describe(self) -> str:
         if self.op == "allreduce":
@@ -371,8 +378,8 @@ class _Reader:
         except UnsupportedType as e:
             raise self.fail(op, str(e)) from None
 
-    def _position_reg(self, op: Operation) -> int:
-        reg = self.regs.get(op.operands[1])
+    def _position_reg(self, op: Operation, operand: int = 1) -> int:
+        reg = self.regs.get(op.operands[operand])
         if reg is None:
             raise self.fail(op, "its position is not a scalar of the schedule")
         return reg
@@ -462,6 +469,8 @@ class _Reader:
                     _int_prop(op, "root") if "root" in op.properties else 0,
                     self._position_reg(op) if placed else -1,
                     entries=_entries(op) if placed else 0,
+                    rows=_rows_prop(op),
+                    source=self._position_reg(op, 2) if len(op.operands) > 2 else -1,
                 )
             )
             self.collectives += 1
@@ -514,6 +523,15 @@ def _members_prop(op: Operation) -> tuple[int, ...]:
         return ()
     assert isinstance(members, DenseArrayBase)
     return tuple(int(v) for v in members.get_values())
+
+
+def _rows_prop(op: Operation) -> tuple[int, ...]:
+    """An alltoall's `rows S -> T of L` (empty: the stacked form)."""
+    rows = op.properties.get("rows")
+    if rows is None:
+        return ()
+    assert isinstance(rows, DenseArrayBase)
+    return tuple(int(v) for v in rows.get_values())
 
 
 def _int_prop(op: Operation, name: str) -> int:
@@ -720,7 +738,8 @@ def instantiate(
                 continue
             step = _renamed(step, rename)
             if isinstance(step, Collective) and step.seq in positions:
-                step = replace(step, positions=positions[step.seq])
+                at, sources = positions[step.seq]
+                step = replace(step, positions=at, sources=sources)
             if isinstance(step, Fetch):
                 for dest in fetchers[step.channel].get(d, ()):
                     if wants[step.channel][dest]:
@@ -760,10 +779,11 @@ def _entries(op: Operation) -> int:
 
 def _collective_positions(
     base: DeviceSchedule, values: Sequence[Mapping[int, int | float]], n: int
-) -> dict[int, tuple[int, ...]]:
-    """Per all-gather (by `seq`), every device's position, checked to be a permutation of
-    [0, N) matching the result's N entries; a broadcast's root must be a device."""
-    out: dict[int, tuple[int, ...]] = {}
+) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Per positioned collective (by `seq`), every device's position, checked to be a
+    permutation of [0, N) matching the result's N entries, and (an alltoall's `from`) every
+    device's source position (else empty); a broadcast's root must be a device."""
+    out: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     for s in base.steps:
         if not isinstance(s, Collective):
             continue
@@ -781,13 +801,23 @@ def _collective_positions(
         if s.op in ("allreduce", "broadcast"):
             continue
         table = tuple(int(values[e][s.position]) for e in range(n))
+        if s.rows:
+            sources = tuple(int(values[e][s.source]) for e in range(n))
+            for name, t in (("at", table), ("from", sources)):
+                if sorted(t) != list(range(n)):
+                    raise ScheduleError(
+                        f"devidx.alltoall (collective {s.seq}): the devices' {name} positions "
+                        f"{list(t)} are not a permutation of [0, {n})"
+                    )
+            out[s.seq] = (table, sources)
+            continue
         if sorted(table) != list(range(n)) or s.entries != n:
             raise ScheduleError(
                 f"devidx.{s.op} (collective {s.seq}): the devices' positions {list(table)} "
                 f"are not a permutation of the {s.entries} entries of its stacked buffer "
                 f"({n} devices)"
             )
-        out[s.seq] = table
+        out[s.seq] = (table, ())
     return out
 
 

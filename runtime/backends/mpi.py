@@ -38,6 +38,7 @@ from xdsl_multi.runtime.executor import (
     Placed,
     compile_runners,
 )
+from xdsl_multi.runtime.interpreter.schedulers import rows_from_owners
 from xdsl_multi.runtime.kernels import KernelLibrary
 from xdsl_multi.runtime.schedule import Collective, Recv, ScheduleError, Send, num_devices
 
@@ -229,8 +230,14 @@ class _MpiTransport:
 
     def _alltoall(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:
         """MPI_Alltoallv on the buffers themselves: rank e gets entry `positions[e]` of my
-        buffer, and what rank e sends me lands in entry `positions[e]` of my `out`."""
+        buffer, and what rank e sends me lands in entry `positions[e]` of my `out`. The rows
+        form: counts and displacements from the two position tables, only the rows each
+        pair's ranges share (zero for most pairs)."""
         from mpi4py import MPI
+
+        if step.rows:
+            self._rows_alltoall(step, value, out)
+            return
 
         n = len(step.positions)
         block = np.ascontiguousarray(value)
@@ -239,6 +246,33 @@ class _MpiTransport:
         displs = [k * size for k in step.positions]  # to rank e: my entry positions[e]
         send = [block.reshape(-1).view(np.uint8), counts, displs, MPI.BYTE]
         recv = [out.reshape(-1).view(np.uint8), counts, displs, MPI.BYTE]
+        self.p.data_comm.Alltoallv(send, recv)
+
+    def _rows_alltoall(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:
+        """`alltoall ... rows S -> T of L` as MPI_Alltoallv of bytes: what I receive from the
+        owners of my rows, at their rows' place in `out` (the rest zeros), and what I send to
+        the ranks whose rows overlap my block (found from their positions: O(n) per rank)."""
+        from mpi4py import MPI
+
+        n, me = len(step.positions), self.p.runner.device
+        s, t, _ = step.rows
+        block = np.ascontiguousarray(value)
+        row = block.nbytes // s
+        send_counts, send_displs = [0] * n, [0] * n
+        recv_counts, recv_displs = [0] * n, [0] * n
+        owner = {i: e for e, i in enumerate(step.sources)}
+        mine = step.sources[me]
+        k = step.positions[me]
+        for i, lo, hi in rows_from_owners(step.rows, k):
+            e = owner[i]
+            recv_counts[e], recv_displs[e] = (hi - lo) * row, (lo - k * t) * row
+        for e, ke in enumerate(step.positions):
+            lo, hi = max(mine * s, ke * t), min(mine * s + s, ke * t + t, step.rows[2])
+            if lo < hi:
+                send_counts[e], send_displs[e] = (hi - lo) * row, (lo - mine * s) * row
+        out.fill(0)
+        send = [block.reshape(-1).view(np.uint8), send_counts, send_displs, MPI.BYTE]
+        recv = [out.reshape(-1).view(np.uint8), recv_counts, recv_displs, MPI.BYTE]
         self.p.data_comm.Alltoallv(send, recv)
 
     def send(self, index: int, step: Send, value: np.ndarray) -> None:

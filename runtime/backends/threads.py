@@ -65,6 +65,7 @@ from xdsl_multi.runtime.executor import (
     Placed,
     describe_exception,
 )
+from xdsl_multi.runtime.interpreter.schedulers import rows_from_owners
 from xdsl_multi.runtime.schedule import Call, Collective, Recv, Send
 
 ABORT_GRACE = 10.0
@@ -148,6 +149,14 @@ class _Rendezvous:
             return True
         if step.op == "scatter":  # my entry of the root's buffer, straight into my output
             np.copyto(out, self.inputs[step.root][step.positions[d]])  # type: ignore[index]
+            self.phase[d] = 2
+            return True
+        if step.op == "alltoall" and step.rows:  # only the rows my range shares with owners'
+            k, s, t = step.positions[d], step.rows[0], step.rows[1]
+            out.fill(0)
+            for i, lo, hi in rows_from_owners(step.rows, k):
+                x = self.inputs[step.sources.index(i)]
+                np.copyto(out[lo - k * t : hi - k * t], x[lo - i * s : hi - i * s])  # type: ignore[index]
             self.phase[d] = 2
             return True
         if step.op == "alltoall":  # entry k(d) of every peer's buffer into entry k(peer)

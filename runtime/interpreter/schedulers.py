@@ -148,6 +148,48 @@ def reduce_in_order(
     return Lanes(np.asarray(total, values[0].data.dtype))
 
 
+def rows_from_owners(split: tuple[int, ...], k: int) -> list[tuple[int, int, int]]:
+    """`devidx.alltoall ... rows S -> T of L`: what the receiver at `at` position k gets, as
+    (`from` position i, lo, hi): the logical rows [lo, hi) it shares with the block of i
+    (i owns [i*S, i*S + S), k gets [k*T, k*T + T), both cut at L). O(T/S + 1), not O(n)."""
+    s, t, length = split
+    lo_k, hi_k = k * t, min(k * t + t, length)
+    if lo_k >= hi_k:
+        return []
+    out = []
+    for i in range(lo_k // s, (hi_k - 1) // s + 1):
+        lo, hi = max(lo_k, i * s), min(hi_k, i * s + s)
+        if lo < hi:
+            out.append((i, lo, hi))
+    return out
+
+
+def _rows_alltoall(
+    op: devidx.AlltoallOp, requests: Sequence[CollectiveRequest], stats: InterpStats | None
+) -> list[Lanes]:
+    """Each device's T rows of the L-row value that the devices' S-row blocks make up."""
+    split = op.row_split
+    assert split is not None
+    s, t, _ = split
+    n = len(requests)
+    sources, positions = [r.source for r in requests], [r.position for r in requests]
+    for name, table in (("from", sources), ("at", positions)):
+        if sorted(table) != list(range(n)):
+            raise op_error(
+                op, f"the devices' {name} positions {table} are not a permutation of [0, {n})"
+            )
+    owner = {i: e for e, i in enumerate(sources)}
+    first = requests[0].value.data
+    out = [np.zeros((t, *first.shape[1:]), first.dtype) for _ in range(n)]
+    for d, k in enumerate(positions):
+        for i, lo, hi in rows_from_owners(split, k):
+            e = owner[i]
+            out[d][lo - k * t : hi - k * t] = requests[e].value.data[lo - i * s : hi - i * s]
+            if stats is not None and e != d:
+                stats.record_message(e, d, out[d][lo - k * t : hi - k * t].size)
+    return [Lanes(o) for o in out]
+
+
 def _collective_result(
     op: Operation, requests: Sequence[CollectiveRequest], stats: InterpStats | None
 ) -> list[Lanes]:
@@ -165,6 +207,8 @@ def _collective_result(
         root = op.root.value.data
         if not 0 <= root < n:
             raise op_error(op, f"has root device {root}, outside [0, {n})")
+    if isinstance(op, devidx.AlltoallOp) and op.row_split is not None:
+        return _rows_alltoall(op, requests, stats)
     if isinstance(op, devidx.BroadcastOp):
         if stats is not None:
             for dest in range(n):

@@ -208,7 +208,14 @@ def build_schedule(
                     value, position, op.root.value.data, memref_type(op.result.type)
                 )
             elif isinstance(op, devidx.AlltoallOp):
-                gathered = devidx.AlltoallOp(value, _host_scalar(block, buffer, op.position))
+                source = None if op.source is None else _host_scalar(block, buffer, op.source)
+                gathered = devidx.AlltoallOp(
+                    value,
+                    _host_scalar(block, buffer, op.position),
+                    source,
+                    op.row_split,
+                    memref_type(op.result.type),
+                )
             else:
                 gathered = devidx.BroadcastOp(value, op.root.value.data)
             block.add_op(gathered)
