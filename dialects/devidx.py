@@ -807,6 +807,13 @@ class AlltoallOp(IRDLOperation):
     %aa = devidx.alltoall %blocks at %k : tensor<3x2x4xf32>
     %ab = devidx.alltoall %b at %k : memref<3x2x4xf32>   // an SPMD host schedule
     ```
+    With `from %i` the senders are placed by their own table: entry j of the stored `value`
+    of the device whose `%i` is i becomes entry i of the result of the device whose `%k` is
+    j (a reshard between two device lists; both tables permutations of [0, n)):
+
+    ```mlir
+    %ft = devidx.alltoall %blocks at %k from %i : tensor<3x2x4xf32>
+    ```
     With `from %i rows S -> T of L` it moves rows of a value split on its leading axis between
     two device lists: the device whose `%i` is i holds (stored `value`, S rows) rows
     [i*S, i*S + S) of an L-row logical value, and the device whose `%k` is j gets rows
@@ -864,7 +871,17 @@ class AlltoallOp(IRDLOperation):
             op.attributes |= attrs
             return op
         source = parser.parse_unresolved_operand()
-        parser.parse_keyword("rows")
+        if not parser.parse_optional_keyword("rows"):
+            attrs = parser.parse_optional_attr_dict()
+            parser.parse_punctuation(":")
+            t = parser.parse_type()
+            op = cls(
+                parser.resolve_operand(value, t),
+                parser.resolve_operand(index, IndexType()),
+                parser.resolve_operand(source, IndexType()),
+            )
+            op.attributes |= attrs
+            return op
         s = parse_i64(parser)
         parser.parse_punctuation("->")
         t_rows = parse_i64(parser)
@@ -886,22 +903,22 @@ class AlltoallOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        split = self.row_split
-        if split is None or self.source is None:
-            _IndexedSyntax.print(printer, self, "at", self.position, arrow=False)
-            return
         printer.print_string(" ")
         printer.print_operand(self.value)
         printer.print_string(" at ")
         printer.print_operand(self.position)
-        printer.print_string(" from ")
-        printer.print_operand(self.source)
-        printer.print_string(f" rows {split[0]} -> {split[1]} of {split[2]}")
+        if self.source is not None:
+            printer.print_string(" from ")
+            printer.print_operand(self.source)
+        split = self.row_split
+        if split is not None:
+            printer.print_string(f" rows {split[0]} -> {split[1]} of {split[2]}")
         print_attr_dict(printer, self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        if split is not None:
+            printer.print_string(" -> ")
+            printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         t, out = self.value.type, self.result.type
@@ -912,10 +929,9 @@ class AlltoallOp(IRDLOperation):
                 f"{self.name}: value must have a leading axis of n >= 1 entries, found {t}"
             )
         split = self.row_split
-        if (split is None) != (self.source is None):
+        if split is not None and self.source is None:
             raise VerifyException(
-                f"{self.name}: `from %i` and `rows S -> T of L` go together, found "
-                f"{'rows without from' if self.source is None else 'from without rows'}"
+                f"{self.name}: `rows S -> T of L` needs `from %i`, found rows without from"
             )
         if split is None:
             if out != t:

@@ -176,7 +176,8 @@ class Collective:
     """alltoall `from %i rows S -> T of L`: (S, T, L); device e's register holds rows
     [sources[e]*S, +S) of an L-row value, device d's `out` gets rows [positions[d]*T, +T)."""
     source: int = -1
-    """The same, before `instantiate`: the register of this device's `from` position."""
+    """alltoall `from %i` (either form), before `instantiate`: the register of this device's
+    `from` position (-1: none, the senders are placed by `positions`)."""
     sources: tuple[int, ...] = ()
     """The same, after `instantiate`: every device's `from` position."""
 
@@ -738,8 +739,8 @@ def instantiate(
                 continue
             step = _renamed(step, rename)
             if isinstance(step, Collective) and step.seq in positions:
-                at, sources = positions[step.seq]
-                step = replace(step, positions=at, sources=sources)
+                at, senders = positions[step.seq]
+                step = replace(step, positions=at, sources=senders)
             if isinstance(step, Fetch):
                 for dest in fetchers[step.channel].get(d, ()):
                     if wants[step.channel][dest]:
@@ -801,7 +802,7 @@ def _collective_positions(
         if s.op in ("allreduce", "broadcast"):
             continue
         table = tuple(int(values[e][s.position]) for e in range(n))
-        if s.rows:
+        if s.source >= 0:
             sources = tuple(int(values[e][s.source]) for e in range(n))
             for name, t in (("at", table), ("from", sources)):
                 if sorted(t) != list(range(n)):
@@ -809,15 +810,18 @@ def _collective_positions(
                         f"devidx.alltoall (collective {s.seq}): the devices' {name} positions "
                         f"{list(t)} are not a permutation of [0, {n})"
                     )
-            out[s.seq] = (table, sources)
-            continue
+            if s.rows:
+                out[s.seq] = (table, sources)
+                continue
+        else:
+            sources = ()
         if sorted(table) != list(range(n)) or s.entries != n:
             raise ScheduleError(
                 f"devidx.{s.op} (collective {s.seq}): the devices' positions {list(table)} "
                 f"are not a permutation of the {s.entries} entries of its stacked buffer "
                 f"({n} devices)"
             )
-        out[s.seq] = (table, ())
+        out[s.seq] = (table, sources)
     return out
 
 

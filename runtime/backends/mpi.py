@@ -244,8 +244,9 @@ class _MpiTransport:
         size = block.nbytes // n
         counts = [size] * n
         displs = [k * size for k in step.positions]  # to rank e: my entry positions[e]
+        senders = step.sources or step.positions  # from rank e: into entry sources[e]
         send = [block.reshape(-1).view(np.uint8), counts, displs, MPI.BYTE]
-        recv = [out.reshape(-1).view(np.uint8), counts, displs, MPI.BYTE]
+        recv = [out.reshape(-1).view(np.uint8), counts, [i * size for i in senders], MPI.BYTE]
         self.p.data_comm.Alltoallv(send, recv)
 
     def _rows_alltoall(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:

@@ -159,10 +159,10 @@ class _Rendezvous:
                 np.copyto(out[lo - k * t : hi - k * t], x[lo - i * s : hi - i * s])  # type: ignore[index]
             self.phase[d] = 2
             return True
-        if step.op == "alltoall":  # entry k(d) of every peer's buffer into entry k(peer)
-            k = step.positions[d]
+        if step.op == "alltoall":  # entry k(d) of every peer's buffer into entry i(peer)
+            k, senders = step.positions[d], step.sources or step.positions
             for j, x in enumerate(self.inputs):
-                np.copyto(out[step.positions[j]], x[k])  # type: ignore[index]
+                np.copyto(out[senders[j]], x[k])  # type: ignore[index]
             self.phase[d] = 2
             return True
         if step.op == "broadcast":  # copy from the root's buffer

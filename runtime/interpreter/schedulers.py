@@ -234,13 +234,20 @@ def _collective_result(
                     stats.record_message(root, dest, whole[positions[dest]].size)
         return [Lanes(np.array(whole[positions[d]])) for d in range(n)]
     if isinstance(op, devidx.AlltoallOp):
+        sources = positions  # (with `from %i`: the senders' own table)
+        if op.source is not None:
+            sources = [r.source for r in requests]
+            if sorted(sources) != list(range(n)):
+                raise op_error(
+                    op, f"the devices' from positions {sources} are not a permutation of [0, {n})"
+                )
         out = []
-        for d in range(n):  # entry i of d's result: entry positions[d] of position i's value
+        for d in range(n):  # entry i of d's result: entry positions[d] of sender i's value
             got = np.empty_like(values[d].data)
             for e in range(n):
-                got[positions[e]] = values[e].data[positions[d]]
+                got[sources[e]] = values[e].data[positions[d]]
                 if stats is not None and e != d:
-                    stats.record_message(e, d, got[positions[e]].size)
+                    stats.record_message(e, d, got[sources[e]].size)
             out.append(Lanes(got))
         return out
     assert isinstance(op, devidx.AllgatherOp | devidx.GatherOp)

@@ -606,14 +606,49 @@ def test_reshard_between_device_lists_moves_only_what_changes_owner(
     assert got == lacks == want
 
 
+@pytest.mark.parametrize(
+    ("n", "src", "dst", "want"),
+    [
+        # the odd devices (4 rows each) to every device on axis 1 (2 columns each): N blocks
+        # of 4 x 2, the 2 from unlisted senders padding (allgather: 3 blocks of 4 x 8 = 96)
+        (4, [1, 3], [0, 1, 2, 3], [24] * 4),
+        # every device reversed to the evens on axis 1: 8 blocks of 1 x 4 (uneven: 2 empty)
+        (8, list(range(8))[::-1], [0, 2, 4, 6], [28] * 8),
+    ],
+)
+def test_reshard_to_another_axis_between_device_lists_moves_blocks_not_the_value(
+    n: int, src: list[int], dst: list[int], want: list[int]
+) -> None:
+    """A copy between shardings on different axes over other lists: one alltoall of column
+    blocks (`from %i`), each device receiving N - 1 blocks of s_a x s_b, not the value."""
+    text = reshard_program(n, 8 if n == 4 else 6, 8 if n == 4 else 16, src, dst, 0)
+    text = text.replace(f"{_names(dst)}, axis = 0", f"{_names(dst)}, axis = 1")
+    rows, cols = (8, 8) if n == 4 else (6, 16)
+    x = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    module = parse(text)
+    for spec in pipeline_specs(Level.MULTI, Level.SPMD, spmd=True):
+        build_pipeline((spec,)).apply(make_context(), module)
+    alltoalls = [op for op in module.walk() if isinstance(op, devidx.AlltoallOp)]
+    assert len(alltoalls) == 1 and alltoalls[0].source is not None
+    stats = InterpStats()
+    np.testing.assert_array_equal(run_module(module, [x], stats=stats)[0], x)
+    got = [sum(v for (_, d), v in stats.elements_sent.items() if d == e) for e in range(n)]
+    assert got == want
+
+
 @pytest.mark.parametrize(("n", "order"), SUBSET_CASES)
 def test_reshards_between_device_lists_on_threads(n: int, order: list[int]) -> None:
     """Rows alltoalls (uneven, axis 0 and 1, subsets, other orders) compiled on threads and
     at every SPMD level give the multi level's results."""
     sub = order[: max(1, n - 1)]
-    cases = [(3 * n + 1, 4, order, sub[::-1], 0), (3, 2 * n - 1, sub, order[::-1], 1)]
-    for rows, cols, src, dst, axis in cases:
+    cases = [
+        (3 * n + 1, 4, order, sub[::-1], 0, 0),
+        (3, 2 * n - 1, sub, order[::-1], 1, 1),
+        (2 * n + 1, 2 * n - 1, sub, order[::-1], 0, 1),  # to another axis
+    ]
+    for rows, cols, src, dst, axis, dst_axis in cases:
         text = reshard_program(n, rows, cols, src, dst, axis)
+        text = text.replace(f"{_names(dst)}, axis = {axis}", f"{_names(dst)}, axis = {dst_axis}")
         x = np.random.default_rng(n).standard_normal((rows, cols)).astype(np.float32)
         module = parse(text)
         for spec in pipeline_specs(Level.MULTI, Level.KERNEL, spmd=True):

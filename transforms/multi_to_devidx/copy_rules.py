@@ -408,6 +408,44 @@ class CopyBetweenShardsOnOneAxisAlltoallOp(MultiRule[multi.CopyOp]):
         return [b.mask(low.member(b, c.dst.device_names), placed)]
 
 
+class CopyBetweenShardsOnTwoAxesAlltoallOp(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: COPY between two one-axis shardings on different axes over
+    other device lists is one `devidx.alltoall %blocks at %k from %i` over every device: each
+    device splits its local block (its rows of axis a) into the N column blocks of axis b
+    (the last N - m_b all padding), the device at destination position j gets block j of
+    every sender, at the sender's source position; it keeps the m_a real ones, puts them back
+    on axis a and `global`s them at its position on axis b, masked to the destination."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            low.strategy.as_ops
+            and len(low.devices) > 1
+            and _one_axis_shard(c.src)
+            and _one_axis_shard(c.dst)
+            and isinstance(c.src, ShardAttr)
+            and isinstance(c.dst, ShardAttr)
+            and c.src.axis_index != c.dst.axis_index
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.src, ShardAttr) and isinstance(c.dst, ShardAttr)
+        g_src, g_dst, n = geometry(c.src_t, c.src), geometry(c.dst_t, c.dst), len(low.devices)
+        i = _position_among_every_device(low, b, c.src.device_names)
+        k = _position_among_every_device(low, b, c.dst.device_names)
+        mine = b.local(operands[0], g_src, b.minimum(i, g_src.n - 1) if g_src.n < n else i)
+        blocks = _split_axis(b, mine, g_dst, n)
+        exchanged = b.value(devidx.AlltoallOp(blocks, b.idx(k), b.idx(i)))
+        joined = _join_axis(b, b.shrink_axis(exchanged, 0, 0, g_src.n), g_src)
+        placed = b.global_(joined, g_dst, b.minimum(k, g_dst.n - 1) if g_dst.n < n else k)
+        return [b.mask(low.member(b, c.dst.device_names), placed)]
+
+
 class CopyFromShardAllGathersOp(MultiRule[multi.CopyOp]):
     """With `collectives=ops`: any other COPY from a one-axis shard (over a subset of the
     devices or in another order than the module's; to several but not all devices, to a

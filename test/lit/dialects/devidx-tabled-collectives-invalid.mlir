@@ -37,5 +37,5 @@
 // The generic form goes through the verifier: rows without `from`.
 %x = "test.op"() : () -> tensor<4x5xf32>
 %k = "test.op"() : () -> index
-// expected-error @+1 {{devidx.alltoall: `from %i` and `rows S -> T of L` go together, found rows without from}}
+// expected-error @+1 {{devidx.alltoall: `rows S -> T of L` needs `from %i`, found rows without from}}
 %a = "devidx.alltoall"(%x, %k) <{rows = array<i64: 4, 3, 10>}> : (tensor<4x5xf32>, index) -> tensor<3x5xf32>
