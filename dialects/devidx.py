@@ -45,6 +45,7 @@ from xdsl.irdl import (
     VerificationContext,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -524,8 +525,16 @@ class AllreduceOp(IRDLOperation):
     %ab = devidx.allreduce add %b algorithm ring : memref<4x4xf32>  // an SPMD host schedule
     %ag = devidx.allreduce add %x algorithm naive groups [2, 2] over [0] : tensor<1x3xf32>
     ```
-    tinygrad: `Ops.ALLREDUCE` over all devices, kept as one op instead of N fetches, so the
-    SPMD program's size does not grow with N (docs/spmd-form.md, "Collectives").
+    With `members [m0, m1, ...]` (device numbers, distinct) only those devices take part:
+    each member gets the reduction of the members' stored values, in the table's order; every
+    other device gets zeros (its value is not read):
+
+    ```mlir
+    %as = devidx.allreduce add %x algorithm naive members [3, 1, 5] : tensor<4xf32>
+    ```
+    tinygrad: `Ops.ALLREDUCE` over all devices (or a reduce over the shard axis of a value
+    sharded over a subset), kept as one op instead of N fetches, so the SPMD program's size
+    does not grow with N (docs/spmd-form.md, "Collectives").
     """
 
     name = "devidx.allreduce"
@@ -534,6 +543,7 @@ class AllreduceOp(IRDLOperation):
     algorithm = prop_def(StringAttr)
     group_mesh = opt_prop_def(DenseArrayBase[I64])
     group_dims = opt_prop_def(DenseArrayBase[I64])
+    members = opt_prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorOrMemRef())
     traits = traits_def(NoMemoryEffect())
 
@@ -543,6 +553,7 @@ class AllreduceOp(IRDLOperation):
         value: SSAValue,
         algorithm: str = "naive",
         groups: tuple[Sequence[int], Sequence[int]] | None = None,
+        members: Sequence[int] | None = None,
     ):
         props: dict[str, Attribute] = {
             "kind": StringAttr(str(kind)),
@@ -551,6 +562,8 @@ class AllreduceOp(IRDLOperation):
         if groups is not None:
             props["group_mesh"] = DenseArrayBase.from_list(i64, list(groups[0]))
             props["group_dims"] = DenseArrayBase.from_list(i64, list(groups[1]))
+        if members is not None:
+            props["members"] = DenseArrayBase.from_list(i64, list(members))
         super().__init__(operands=[value], result_types=[value.type], properties=props)
 
     @property
@@ -571,6 +584,13 @@ class AllreduceOp(IRDLOperation):
             return list(range(num_devices))
         return mesh_group(groups[0], groups[1], d)
 
+    @property
+    def member_devices(self) -> tuple[int, ...] | None:
+        """The `members` table (None: every device takes part)."""
+        if self.members is None:
+            return None
+        return tuple(int(v) for v in self.members.get_values())
+
     @classmethod
     def parse(cls, parser: Parser) -> AllreduceOp:
         kind = parser.parse_keyword_in(list(ReduceKind))
@@ -583,10 +603,11 @@ class AllreduceOp(IRDLOperation):
             parser.parse_keyword("over")
             dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
             groups = (mesh, dims)
+        members = parse_int_list(parser) if parser.parse_optional_keyword("members") else None
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
-        op = cls(kind, parser.resolve_operand(value, t), algorithm, groups)
+        op = cls(kind, parser.resolve_operand(value, t), algorithm, groups, members)
         op.attributes |= attrs
         return op
 
@@ -599,6 +620,9 @@ class AllreduceOp(IRDLOperation):
             printer.print_string(
                 f" groups {int_list_text(groups[0])} over {int_list_text(groups[1])}"
             )
+        if (members := self.member_devices) is not None:
+            printer.print_string(" members ")
+            print_int_list(printer, members)
         print_attr_dict(printer, self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.value.type)
@@ -633,6 +657,18 @@ class AllreduceOp(IRDLOperation):
                     f"{self.name}: the reduced mesh dims must be distinct dims of the "
                     f"{len(mesh)}-D mesh {int_list_text(mesh)}, found {int_list_text(dims)}"
                 )
+        members = self.member_devices
+        if members is not None and (
+            not members or min(members) < 0 or len(set(members)) != len(members)
+        ):
+            raise VerifyException(
+                f"{self.name}: members must be distinct device numbers >= 0, at least one, "
+                f"found {list(members)}"
+            )
+        if groups is not None and members is not None:
+            raise VerifyException(
+                f"{self.name}: an allreduce has groups or members, not both"
+            )
 
 
 @irdl_op_definition
@@ -847,38 +883,155 @@ class AlltoallOp(IRDLOperation):
     %aa = devidx.alltoall %blocks at %k : tensor<3x2x4xf32>
     %ab = devidx.alltoall %b at %k : memref<3x2x4xf32>   // an SPMD host schedule
     ```
-    tinygrad: a COPY between two shardings over every device, one op instead of N fetches.
+    With `from %i` the senders are placed by their own table: entry j of the stored `value`
+    of the device whose `%i` is i becomes entry i of the result of the device whose `%k` is
+    j (a reshard between two device lists; both tables permutations of [0, n)):
+
+    ```mlir
+    %ft = devidx.alltoall %blocks at %k from %i : tensor<3x2x4xf32>
+    ```
+    With `from %i rows S -> T of L` it moves rows of a value split on its leading axis between
+    two device lists: the device whose `%i` is i holds (stored `value`, S rows) rows
+    [i*S, i*S + S) of an L-row logical value, and the device whose `%k` is j gets rows
+    [j*T, j*T + T) of it (its result, T rows; rows past L are 0). Each pair exchanges only
+    the rows their two ranges share (none for most pairs), so a reshard moves about L/n rows
+    per device, not L; positions past the lists' lengths own and get nothing:
+
+    ```mlir
+    %rs = devidx.alltoall %blk at %k from %i rows 4 -> 3 of 10 : tensor<4x5xf32> -> tensor<3x5xf32>
+    ```
+    tinygrad: a COPY between two shardings, one op instead of N fetches.
     """
 
     name = "devidx.alltoall"
     value = operand_def(TensorOrMemRef())
     position = operand_def(IndexType)
+    source = opt_operand_def(IndexType)
+    rows = opt_prop_def(DenseArrayBase.constr(i64))
+    """`[S, T, L]` of the `from ... rows S -> T of L` form."""
     result = result_def(TensorOrMemRef())
     traits = traits_def(NoMemoryEffect())
 
-    def __init__(self, value: SSAValue, position: SSAValue):
-        super().__init__(operands=[value, position], result_types=[value.type])
+    def __init__(
+        self,
+        value: SSAValue,
+        position: SSAValue,
+        source: SSAValue | None = None,
+        rows: tuple[int, int, int] | None = None,
+        result_type: Attribute | None = None,
+    ):
+        super().__init__(
+            operands=[value, position, [] if source is None else [source]],
+            result_types=[value.type if result_type is None else result_type],
+            properties={} if rows is None else {"rows": DenseArrayBase.from_list(i64, rows)},
+        )
+
+    @property
+    def row_split(self) -> tuple[int, int, int] | None:
+        """(S, T, L) of the `rows` form, None for the stacked form."""
+        if self.rows is None:
+            return None
+        s, t, length = (int(v) for v in self.rows.get_values())
+        return s, t, length
 
     @classmethod
     def parse(cls, parser: Parser) -> AlltoallOp:
-        syntax = _IndexedSyntax.parse(parser, "at", root=False, arrow=False)
-        op = cls(syntax.value, syntax.index)
-        op.attributes |= syntax.attributes
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("at")
+        index = parser.parse_unresolved_operand()
+        if not parser.parse_optional_keyword("from"):
+            attrs = parser.parse_optional_attr_dict()
+            parser.parse_punctuation(":")
+            t = parser.parse_type()
+            op = cls(parser.resolve_operand(value, t), parser.resolve_operand(index, IndexType()))
+            op.attributes |= attrs
+            return op
+        source = parser.parse_unresolved_operand()
+        if not parser.parse_optional_keyword("rows"):
+            attrs = parser.parse_optional_attr_dict()
+            parser.parse_punctuation(":")
+            t = parser.parse_type()
+            op = cls(
+                parser.resolve_operand(value, t),
+                parser.resolve_operand(index, IndexType()),
+                parser.resolve_operand(source, IndexType()),
+            )
+            op.attributes |= attrs
+            return op
+        s = parse_i64(parser)
+        parser.parse_punctuation("->")
+        t_rows = parse_i64(parser)
+        parser.parse_keyword("of")
+        length = parse_i64(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        parser.parse_punctuation("->")
+        out = parser.parse_type()
+        op = cls(
+            parser.resolve_operand(value, t),
+            parser.resolve_operand(index, IndexType()),
+            parser.resolve_operand(source, IndexType()),
+            (s, t_rows, length),
+            out,
+        )
+        op.attributes |= attrs
         return op
 
     def print(self, printer: Printer) -> None:
-        _IndexedSyntax.print(printer, self, "at", self.position, arrow=False)
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" at ")
+        printer.print_operand(self.position)
+        if self.source is not None:
+            printer.print_string(" from ")
+            printer.print_operand(self.source)
+        split = self.row_split
+        if split is not None:
+            printer.print_string(f" rows {split[0]} -> {split[1]} of {split[2]}")
+        print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        if split is not None:
+            printer.print_string(" -> ")
+            printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
-        t = self.value.type
+        t, out = self.value.type, self.result.type
         _expect_message(self.name, "value", t)
         assert isinstance(t, TensorType | MemRefType)
         if not t.get_shape() or t.get_shape()[0] < 1:
             raise VerifyException(
                 f"{self.name}: value must have a leading axis of n >= 1 entries, found {t}"
             )
-        if self.result.type != t:
-            raise VerifyException(f"{self.name}: result type {self.result.type} differs from {t}")
+        split = self.row_split
+        if split is not None and self.source is None:
+            raise VerifyException(
+                f"{self.name}: `rows S -> T of L` needs `from %i`, found rows without from"
+            )
+        if split is None:
+            if out != t:
+                raise VerifyException(f"{self.name}: result type {out} differs from {t}")
+            return
+        _expect_message(self.name, "result", out)
+        assert isinstance(out, TensorType | MemRefType)
+        s, t_rows, length = split
+        if min(s, t_rows) < 1 or length < 0:
+            raise VerifyException(
+                f"{self.name}: rows S -> T of L needs S, T >= 1 and L >= 0, found "
+                f"{s} -> {t_rows} of {length}"
+            )
+        shape = t.get_shape()
+        want_in = (s, *shape[1:])
+        want_out = (t_rows, *shape[1:])
+        if shape != want_in or out.get_shape() != want_out or type(out) is not type(t) or (
+            out.get_element_type() != t.get_element_type()
+        ):
+            raise VerifyException(
+                f"{self.name}: rows {s} -> {t_rows} needs a value of {s} leading rows and a "
+                f"result of {t_rows} rows of the same kind, trailing shape and element type, "
+                f"found {t} -> {out}"
+            )
 
 
 COLLECTIVES = (AllreduceOp, AllgatherOp, BroadcastOp, GatherOp, ScatterOp, AlltoallOp)

@@ -42,6 +42,7 @@ from typing import Literal
 
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -150,7 +151,9 @@ class Collective:
     collectives of the schedule (the same on every device). `devidx.gather`: only device
     `root` gets the stack (the others zeros); `devidx.scatter`: device e gets entry
     `positions[e]` of the root's register; `devidx.alltoall`: entry `positions[j]` of device
-    e's register goes to entry `positions[e]` of device j's `out`."""
+    e's register goes to entry `positions[e]` of device j's `out`. An allreduce with
+    `members` reduces only those devices' registers (in that order) into theirs; the other
+    devices' `out` is zeros."""
 
     reg: int
     out: int
@@ -182,10 +185,21 @@ class Collective:
     def color(self, d: int) -> int:
         """A number shared by exactly the devices of d's group (the group's first device)."""
         return self.group(d, 0)[0] if self.group_mesh else 0
+    members: tuple[int, ...] = ()
+    """allreduce: the devices that take part, in reduction order (empty: every device)."""
+    rows: tuple[int, ...] = ()
+    """alltoall `from %i rows S -> T of L`: (S, T, L); device e's register holds rows
+    [sources[e]*S, +S) of an L-row value, device d's `out` gets rows [positions[d]*T, +T)."""
+    source: int = -1
+    """alltoall `from %i` (either form), before `instantiate`: the register of this device's
+    `from` position (-1: none, the senders are placed by `positions`)."""
+    sources: tuple[int, ...] = ()
+    """The same, after `instantiate`: every device's `from` position."""
 
     def describe(self) -> str:
         if self.op == "allreduce":
-            return f"allreduce {self.kind} ({self.algorithm})"
+            over = f" over devices {list(self.members)}" if self.members else ""
+            return f"allreduce {self.kind} ({self.algorithm}){over}"
         if self.op == "broadcast":
             return f"broadcast from device {self.root}"
         if self.op in ("gather", "scatter"):
@@ -380,8 +394,8 @@ class _Reader:
         except UnsupportedType as e:
             raise self.fail(op, str(e)) from None
 
-    def _position_reg(self, op: Operation) -> int:
-        reg = self.regs.get(op.operands[1])
+    def _position_reg(self, op: Operation, operand: int = 1) -> int:
+        reg = self.regs.get(op.operands[operand])
         if reg is None:
             raise self.fail(op, "its position is not a scalar of the schedule")
         return reg
@@ -452,6 +466,7 @@ class _Reader:
                     self.collectives,
                     group_mesh=mesh,
                     group_dims=dims,
+                    members=_members_prop(op),
                 )
             )
             self.collectives += 1
@@ -473,6 +488,8 @@ class _Reader:
                     _int_prop(op, "root") if "root" in op.properties else 0,
                     self._position_reg(op) if placed else -1,
                     entries=_entries(op) if placed else 0,
+                    rows=_rows_prop(op),
+                    source=self._position_reg(op, 2) if len(op.operands) > 2 else -1,
                 )
             )
             self.collectives += 1
@@ -516,6 +533,24 @@ def _str_prop(op: Operation, name: str) -> str:
     if not isinstance(attr, StringAttr):
         raise ScheduleError(f"{op.name}: missing string property '{name}'")
     return attr.data
+
+
+def _members_prop(op: Operation) -> tuple[int, ...]:
+    """An allreduce's `members` table (empty: every device)."""
+    members = op.properties.get("members")
+    if members is None:
+        return ()
+    assert isinstance(members, DenseArrayBase)
+    return tuple(int(v) for v in members.get_values())
+
+
+def _rows_prop(op: Operation) -> tuple[int, ...]:
+    """An alltoall's `rows S -> T of L` (empty: the stacked form)."""
+    rows = op.properties.get("rows")
+    if rows is None:
+        return ()
+    assert isinstance(rows, DenseArrayBase)
+    return tuple(int(v) for v in rows.get_values())
 
 
 def _int_prop(op: Operation, name: str) -> int:
@@ -722,7 +757,8 @@ def instantiate(
                 continue
             step = _renamed(step, rename)
             if isinstance(step, Collective) and step.seq in positions:
-                step = replace(step, positions=positions[step.seq])
+                at, senders = positions[step.seq]
+                step = replace(step, positions=at, sources=senders)
             if isinstance(step, Fetch):
                 for dest in fetchers[step.channel].get(d, ()):
                     if wants[step.channel][dest]:
@@ -762,10 +798,11 @@ def _entries(op: Operation) -> int:
 
 def _collective_positions(
     base: DeviceSchedule, values: Sequence[Mapping[int, int | float]], n: int
-) -> dict[int, tuple[int, ...]]:
-    """Per all-gather (by `seq`), every device's position, checked to be a permutation of
-    [0, N) matching the result's N entries; a broadcast's root must be a device."""
-    out: dict[int, tuple[int, ...]] = {}
+) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Per positioned collective (by `seq`), every device's position, checked to be a
+    permutation of [0, N) matching the result's N entries, and (an alltoall's `from`) every
+    device's source position (else empty); a broadcast's root must be a device."""
+    out: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     for s in base.steps:
         if not isinstance(s, Collective):
             continue
@@ -780,16 +817,35 @@ def _collective_positions(
                 f"{list(s.group_mesh)} of {math.prod(s.group_mesh)} devices, but the program "
                 f"runs on {n}"
             )
+        outside = [m for m in s.members if not 0 <= m < n]
+        if outside:
+            raise ScheduleError(
+                f"devidx.allreduce (collective {s.seq}) has member device {outside[0]}, "
+                f"outside [0, {n})"
+            )
         if s.op in ("allreduce", "broadcast"):
             continue
         table = tuple(int(values[e][s.position]) for e in range(n))
+        if s.source >= 0:
+            sources = tuple(int(values[e][s.source]) for e in range(n))
+            for name, t in (("at", table), ("from", sources)):
+                if sorted(t) != list(range(n)):
+                    raise ScheduleError(
+                        f"devidx.alltoall (collective {s.seq}): the devices' {name} positions "
+                        f"{list(t)} are not a permutation of [0, {n})"
+                    )
+            if s.rows:
+                out[s.seq] = (table, sources)
+                continue
+        else:
+            sources = ()
         if sorted(table) != list(range(n)) or s.entries != n:
             raise ScheduleError(
                 f"devidx.{s.op} (collective {s.seq}): the devices' positions {list(table)} "
                 f"are not a permutation of the {s.entries} entries of its stacked buffer "
                 f"({n} devices)"
             )
-        out[s.seq] = table
+        out[s.seq] = (table, sources)
     return out
 
 

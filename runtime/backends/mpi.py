@@ -38,6 +38,7 @@ from xdsl_multi.runtime.executor import (
     Placed,
     compile_runners,
 )
+from xdsl_multi.runtime.interpreter.schedulers import rows_from_owners
 from xdsl_multi.runtime.kernels import KernelLibrary
 from xdsl_multi.runtime.schedule import Collective, Recv, ScheduleError, Send, num_devices
 
@@ -147,6 +148,11 @@ class _MpiTransport:
                 )
             ),
         )
+        if step.members and p.rank not in step.members:  # an allreduce over some devices
+            p.watchdog.disarm()
+            out.fill(0)
+            return True
+        comm = p.reduce_comm(step)
         try:
             if step.op == "allgather":
                 self._allgather(step, value, out)
@@ -162,12 +168,11 @@ class _MpiTransport:
                 p.data_comm.Bcast(_bytes(out), root=step.root)
             elif value.dtype == np.bool_:
                 op = MPI.LAND if step.kind == "mul" else MPI.LOR
-                p.reduce_comm(step).Allreduce([value, MPI.C_BOOL], [out, MPI.C_BOOL], op=op)
+                comm.Allreduce([value, MPI.C_BOOL], [out, MPI.C_BOOL], op=op)
             elif value.dtype in _MPI_REDUCIBLE:
                 op = {"add": MPI.SUM, "mul": MPI.PROD, "max": MPI.MAX}[step.kind]
-                p.reduce_comm(step).Allreduce(value, out, op=op)
+                comm.Allreduce(value, out, op=op)
             else:
-                comm = p.reduce_comm(step)
                 parts = np.empty((comm.Get_size(), *value.shape), value.dtype)
                 comm.Allgather(_bytes(np.ascontiguousarray(value)), _bytes(parts))
                 ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum}[step.kind]
@@ -223,16 +228,50 @@ class _MpiTransport:
 
     def _alltoall(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:
         """MPI_Alltoallv on the buffers themselves: rank e gets entry `positions[e]` of my
-        buffer, and what rank e sends me lands in entry `positions[e]` of my `out`."""
+        buffer, and what rank e sends me lands in entry `positions[e]` of my `out`. The rows
+        form: counts and displacements from the two position tables, only the rows each
+        pair's ranges share (zero for most pairs)."""
         from mpi4py import MPI
+
+        if step.rows:
+            self._rows_alltoall(step, value, out)
+            return
 
         n = len(step.positions)
         block = np.ascontiguousarray(value)
         size = block.nbytes // n
         counts = [size] * n
         displs = [k * size for k in step.positions]  # to rank e: my entry positions[e]
+        senders = step.sources or step.positions  # from rank e: into entry sources[e]
         send = [block.reshape(-1).view(np.uint8), counts, displs, MPI.BYTE]
-        recv = [out.reshape(-1).view(np.uint8), counts, displs, MPI.BYTE]
+        recv = [out.reshape(-1).view(np.uint8), counts, [i * size for i in senders], MPI.BYTE]
+        self.p.data_comm.Alltoallv(send, recv)
+
+    def _rows_alltoall(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:
+        """`alltoall ... rows S -> T of L` as MPI_Alltoallv of bytes: what I receive from the
+        owners of my rows, at their rows' place in `out` (the rest zeros), and what I send to
+        the ranks whose rows overlap my block (found from their positions: O(n) per rank)."""
+        from mpi4py import MPI
+
+        n, me = len(step.positions), self.p.runner.device
+        s, t, _ = step.rows
+        block = np.ascontiguousarray(value)
+        row = block.nbytes // s
+        send_counts, send_displs = [0] * n, [0] * n
+        recv_counts, recv_displs = [0] * n, [0] * n
+        owner = {i: e for e, i in enumerate(step.sources)}
+        mine = step.sources[me]
+        k = step.positions[me]
+        for i, lo, hi in rows_from_owners(step.rows, k):
+            e = owner[i]
+            recv_counts[e], recv_displs[e] = (hi - lo) * row, (lo - k * t) * row
+        for e, ke in enumerate(step.positions):
+            lo, hi = max(mine * s, ke * t), min(mine * s + s, ke * t + t, step.rows[2])
+            if lo < hi:
+                send_counts[e], send_displs[e] = (hi - lo) * row, (lo - mine * s) * row
+        out.fill(0)
+        send = [block.reshape(-1).view(np.uint8), send_counts, send_displs, MPI.BYTE]
+        recv = [out.reshape(-1).view(np.uint8), recv_counts, recv_displs, MPI.BYTE]
         self.p.data_comm.Alltoallv(send, recv)
 
     def send(self, index: int, step: Send, value: np.ndarray) -> None:
@@ -325,9 +364,9 @@ class MpiProgram:
         self.data_comm = self.comm.Dup()
         self.io_comm = self.comm.Dup()
         self.group_comms = self._split_by_groups()
+        self.member_comms = self._split_member_comms()
         self.watchdog = _Watchdog(self.fail)
         self._never_set = threading.Event()
-
     def _split_by_groups(self) -> dict[tuple[tuple[int, ...], tuple[int, ...]], Any]:
         """One communicator per kind of grouped allreduce (mesh, reduced dims) of this rank's
         schedule, made once per program: `data_comm` split by the group (the ranks whose
@@ -341,11 +380,29 @@ class MpiProgram:
                     out[key] = self.data_comm.Split(step.color(self.rank), self.rank)
         return out
 
+    def _split_member_comms(self) -> dict[tuple[int, ...], Any]:
+        """One communicator per `members` table of the schedule's allreduces, made once per
+        program (MPI_Comm_split of the data communicator, collective: every rank walks the
+        same collectives in the same order), ranked in the table's order; non-members get
+        none (MPI_UNDEFINED)."""
+        MPI = self._mpi
+        comms: dict[tuple[int, ...], Any] = {}
+        for step in self.runner.schedule.steps:
+            if not isinstance(step, Collective) or not step.members or step.members in comms:
+                continue
+            member = self.rank in step.members
+            color = 0 if member else MPI.UNDEFINED
+            key = step.members.index(self.rank) if member else 0
+            comms[step.members] = self.data_comm.Split(color, key)
+        return comms
+
     def reduce_comm(self, step: Collective) -> Any:
-        """The communicator an allreduce runs on: its group's, or every rank's."""
-        if not step.group_mesh:
-            return self.data_comm
-        return self.group_comms[(step.group_mesh, step.group_dims)]
+        """The communicator an allreduce runs on: its members', its group's, or every rank's."""
+        if step.members:
+            return self.member_comms[step.members]
+        if step.group_mesh:
+            return self.group_comms[(step.group_mesh, step.group_dims)]
+        return self.data_comm
 
     @property
     def num_devices(self) -> int:
@@ -354,10 +411,11 @@ class MpiProgram:
     def close(self) -> None:
         """Free the program's communicators and stop its watchdog (not collective)."""
         self.watchdog.stop()
-        for comm in (*self.group_comms.values(), self.data_comm, self.io_comm):
+        for comm in (*self.group_comms.values(), *self.member_comms.values(), self.data_comm,
+                     self.io_comm):
             if comm != self._mpi.COMM_NULL:
                 comm.Free()
-        self.group_comms = {}
+        self.group_comms, self.member_comms = {}, {}
         self.data_comm = self.io_comm = self._mpi.COMM_NULL
 
     def __enter__(self) -> Self:

@@ -31,7 +31,8 @@ no intermediate); a broadcast: each device copies the root's input into its outp
 gather (`devidx.gather`): the root copies every peer's input into its entry of its output (the
 others zero theirs); a scatter: each device copies its entry of the root's input (a view)
 into its output; an all-to-all: each device copies its entry of every peer's input into that
-peer's entry of its own output. A device
+peer's entry of its own output. An allreduce with `members` is the same rendezvous among
+the members only (in the table's order); the other devices zero their output. A device
 whose part cannot go on yet waits like a receive.
 
 The first failure (an ExecutionError from any device) sets the run's abort event and wakes
@@ -64,6 +65,7 @@ from xdsl_multi.runtime.executor import (
     Placed,
     describe_exception,
 )
+from xdsl_multi.runtime.interpreter.schedulers import rows_from_owners
 from xdsl_multi.runtime.schedule import Call, Collective, Recv, Send
 
 ABORT_GRACE = 10.0
@@ -149,10 +151,18 @@ class _Rendezvous:
             np.copyto(out, self.inputs[step.root][step.positions[d]])  # type: ignore[index]
             self.phase[d] = 2
             return True
-        if step.op == "alltoall":  # entry k(d) of every peer's buffer into entry k(peer)
-            k = step.positions[d]
+        if step.op == "alltoall" and step.rows:  # only the rows my range shares with owners'
+            k, s, t = step.positions[d], step.rows[0], step.rows[1]
+            out.fill(0)
+            for i, lo, hi in rows_from_owners(step.rows, k):
+                x = self.inputs[step.sources.index(i)]
+                np.copyto(out[lo - k * t : hi - k * t], x[lo - i * s : hi - i * s])  # type: ignore[index]
+            self.phase[d] = 2
+            return True
+        if step.op == "alltoall":  # entry k(d) of every peer's buffer into entry i(peer)
+            k, senders = step.positions[d], step.sources or step.positions
             for j, x in enumerate(self.inputs):
-                np.copyto(out[step.positions[j]], x[k])  # type: ignore[index]
+                np.copyto(out[senders[j]], x[k])  # type: ignore[index]
             self.phase[d] = 2
             return True
         if step.op == "broadcast":  # copy from the root's buffer
@@ -231,11 +241,12 @@ class _Collectives:
         self.lock = threading.Lock()
         self.table: dict[int, _Rendezvous] = {}
 
-    def get(self, seq: int) -> _Rendezvous:
+    def get(self, seq: int, size: int = 0) -> _Rendezvous:
+        """Collective `seq`'s rendezvous of `size` devices (0: every device)."""
         with self.lock:
             r = self.table.get(seq)
             if r is None:
-                r = self.table[seq] = _Rendezvous(self.n, self.conds)
+                r = self.table[seq] = _Rendezvous(size or self.n, self.conds)
             return r
 
 
@@ -250,12 +261,21 @@ class _ThreadTransport:
         self.collectives = collectives
 
     def collective(self, index: int, step: Collective, value: np.ndarray, out: np.ndarray) -> bool:
-        return self.collectives.get(step.seq).step(self.device, step, value, out)
+        """One collective; an allreduce with `members` is a rendezvous of the members only
+        (indexed by their place in the table: its reduction order), the others zero `out`."""
+        if step.members and self.device not in step.members:
+            out.fill(0)
+            return True
+        me = step.members.index(self.device) if step.members else self.device
+        return self.collectives.get(step.seq, len(step.members)).step(me, step, value, out)
 
     def ready(self, step: Recv | Collective) -> bool:
         """Whether the step a waiting device is at can go on."""
         if isinstance(step, Collective):
-            return self.collectives.get(step.seq).ready(self.device)
+            if step.members and self.device not in step.members:
+                return True
+            me = step.members.index(self.device) if step.members else self.device
+            return self.collectives.get(step.seq, len(step.members)).ready(me)
         return bool(self.boxes[self.device].queues.get((step.source, step.channel)))
 
     def send(self, index: int, step: Send, value: np.ndarray) -> None:

@@ -77,6 +77,8 @@ class CollectiveRequest:
     op: Operation
     value: Lanes
     position: int = 0
+    source: int = 0
+    """`devidx.alltoall ... from %i rows`: the device's position in the source list."""
 
 
 Request = FetchRequest | SendRequest | RecvRequest | CollectiveRequest

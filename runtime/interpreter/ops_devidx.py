@@ -102,9 +102,11 @@ def allgather(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
 
 
 def positioned(m: Machine, op: Operation, args: list[Value], env: Env) -> Run:
-    """gather, scatter, alltoall: offer this device's stored instance at its position; receive
-    this device's part (schedulers.py `_collective_result`)."""
-    value = yield CollectiveRequest(op, _message(op, args[0]), _index(op, args[1]))
+    """gather, scatter, alltoall: offer this device's stored instance at its position (and an
+    alltoall's `from` position); receive this device's part (schedulers.py
+    `_collective_result`)."""
+    source = _index(op, args[2]) if len(args) > 2 else 0
+    value = yield CollectiveRequest(op, _message(op, args[0]), _index(op, args[1]), source)
     return [_delivered(op, value)]
 
 

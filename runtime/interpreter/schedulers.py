@@ -129,18 +129,65 @@ def combine_arrays(kind: ReduceKind, a: np.ndarray, b: np.ndarray) -> np.ndarray
 def reduce_in_order(
     op: Operation, values: Sequence[Lanes], stats: InterpStats | None
 ) -> Lanes:
-    """`devidx.allreduce`: ((v0 <kind> v1) <kind> v2) ... of the stored instances."""
+    """`devidx.allreduce`: ((v0 <kind> v1) <kind> v2) ... of the stored instances (with
+    `members`: of the members' instances, in the table's order)."""
     assert isinstance(op, devidx.AllreduceOp)
-    total = values[0].data
-    for v in values[1:]:
-        total = combine_arrays(op.reduce_kind, total, v.data)
+    n = len(values)
+    members = op.member_devices
+    order = list(members) if members is not None else list(range(n))
+    if max(order) >= n:
+        raise op_error(op, f"has member device {max(order)}, outside [0, {n})")
+    total = values[order[0]].data
+    for m in order[1:]:
+        total = combine_arrays(op.reduce_kind, total, values[m].data)
     if stats is not None:
-        n = len(values)
-        for src in range(n):
-            for dest in range(n):
+        for src in order:
+            for dest in order:
                 if src != dest:
                     stats.record_message(src, dest, values[src].data.size)
     return Lanes(np.asarray(total, values[0].data.dtype))
+
+
+def rows_from_owners(split: tuple[int, ...], k: int) -> list[tuple[int, int, int]]:
+    """`devidx.alltoall ... rows S -> T of L`: what the receiver at `at` position k gets, as
+    (`from` position i, lo, hi): the logical rows [lo, hi) it shares with the block of i
+    (i owns [i*S, i*S + S), k gets [k*T, k*T + T), both cut at L). O(T/S + 1), not O(n)."""
+    s, t, length = split
+    lo_k, hi_k = k * t, min(k * t + t, length)
+    if lo_k >= hi_k:
+        return []
+    out = []
+    for i in range(lo_k // s, (hi_k - 1) // s + 1):
+        lo, hi = max(lo_k, i * s), min(hi_k, i * s + s)
+        if lo < hi:
+            out.append((i, lo, hi))
+    return out
+
+
+def _rows_alltoall(
+    op: devidx.AlltoallOp, requests: Sequence[CollectiveRequest], stats: InterpStats | None
+) -> list[Lanes]:
+    """Each device's T rows of the L-row value that the devices' S-row blocks make up."""
+    split = op.row_split
+    assert split is not None
+    s, t, _ = split
+    n = len(requests)
+    sources, positions = [r.source for r in requests], [r.position for r in requests]
+    for name, table in (("from", sources), ("at", positions)):
+        if sorted(table) != list(range(n)):
+            raise op_error(
+                op, f"the devices' {name} positions {table} are not a permutation of [0, {n})"
+            )
+    owner = {i: e for e, i in enumerate(sources)}
+    first = requests[0].value.data
+    out = [np.zeros((t, *first.shape[1:]), first.dtype) for _ in range(n)]
+    for d, k in enumerate(positions):
+        for i, lo, hi in rows_from_owners(split, k):
+            e = owner[i]
+            out[d][lo - k * t : hi - k * t] = requests[e].value.data[lo - i * s : hi - i * s]
+            if stats is not None and e != d:
+                stats.record_message(e, d, out[d][lo - k * t : hi - k * t].size)
+    return [Lanes(o) for o in out]
 
 
 def _collective_result(
@@ -160,11 +207,18 @@ def _collective_result(
                         stats.record_message(j, d, values[j].data.size)
         return [reduce_in_order(op, [values[j] for j in g], None) for g in groups]
     if isinstance(op, devidx.AllreduceOp):
-        return [reduce_in_order(op, values, stats)] * n
+        total = reduce_in_order(op, values, stats)
+        members = op.member_devices
+        if members is None:
+            return [total] * n
+        zeros = Lanes(np.zeros_like(total.data))  # a non-member's value is not read
+        return [total if d in members else zeros for d in range(n)]
     if isinstance(op, devidx.BroadcastOp | devidx.GatherOp | devidx.ScatterOp):
         root = op.root.value.data
         if not 0 <= root < n:
             raise op_error(op, f"has root device {root}, outside [0, {n})")
+    if isinstance(op, devidx.AlltoallOp) and op.row_split is not None:
+        return _rows_alltoall(op, requests, stats)
     if isinstance(op, devidx.BroadcastOp):
         if stats is not None:
             for dest in range(n):
@@ -190,13 +244,20 @@ def _collective_result(
                     stats.record_message(root, dest, whole[positions[dest]].size)
         return [Lanes(np.array(whole[positions[d]])) for d in range(n)]
     if isinstance(op, devidx.AlltoallOp):
+        sources = positions  # (with `from %i`: the senders' own table)
+        if op.source is not None:
+            sources = [r.source for r in requests]
+            if sorted(sources) != list(range(n)):
+                raise op_error(
+                    op, f"the devices' from positions {sources} are not a permutation of [0, {n})"
+                )
         out = []
-        for d in range(n):  # entry i of d's result: entry positions[d] of position i's value
+        for d in range(n):  # entry i of d's result: entry positions[d] of sender i's value
             got = np.empty_like(values[d].data)
             for e in range(n):
-                got[positions[e]] = values[e].data[positions[d]]
+                got[sources[e]] = values[e].data[positions[d]]
                 if stats is not None and e != d:
-                    stats.record_message(e, d, got[positions[e]].size)
+                    stats.record_message(e, d, got[sources[e]].size)
             out.append(Lanes(got))
         return out
     assert isinstance(op, devidx.AllgatherOp | devidx.GatherOp)

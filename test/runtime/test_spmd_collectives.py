@@ -20,6 +20,7 @@ from xdsl_multi.dialects.parsing import parse_mlir
 from xdsl_multi.levels import Level
 from xdsl_multi.pipeline import build_pipeline, lower_for_runtime, pipeline_specs
 from xdsl_multi.runtime.interpreter.interpreter import run_module
+from xdsl_multi.runtime.interpreter.machine import InterpStats
 from xdsl_multi.runtime.program import Program
 from xdsl_multi.runtime.schedule import ScheduleError, compile_schedules
 
@@ -412,3 +413,281 @@ def test_subset_and_permuted_copies_on_mpi(tmp_path: Path) -> None:
     )
     assert r.returncode == 0, r.stderr
     assert "check: mpi matches interp (5 results)" in r.stdout
+
+
+def subset_allreduce_program(n: int, order: list[int]) -> str:
+    """Allreduces over a subset of the devices (issue 13): x (uneven, f32) sharded over all but
+    the last of `order`, reduced (add) over its shard axis; y (i32) sharded over the odd
+    devices, reduced (max) over its shard axis; x's
+    partial sums (on the subset) allreduced to the devices outside it (broadcast); z on every
+    device in `order` allreduced (mul) to the first half of `order` (a full allreduce, masked)."""
+    sub, odd = order[: max(1, n - 1)], list(range(1, n, 2))
+    other = [e for e in range(n) if e not in sub] or order[:1]
+    half = order[: max(1, n // 2)]
+    tx = f"tensor<{3 * n + 1}x5xf32, #multi.shard<{_names(sub)}, axis = 0>>"
+    rx = f"tensor<1x5xf32, #multi.on<{_names(sub)}>>"
+    lx = f"tensor<{-(-(3 * n + 1) // len(sub))}x5xf32, #multi.on<{_names(sub)}>>"
+    ox = f"tensor<{-(-(3 * n + 1) // len(sub))}x5xf32, #multi.on<{_names(other)}>>"
+    ty = f"tensor<4x{2 * n - 1}xi32, #multi.shard<{_names(odd)}, axis = 1>>"
+    ry = f"tensor<4x1xi32, #multi.on<{_names(odd)}>>"
+    tz = f"tensor<3x2xf32, #multi.on<{_names(order)}>>"
+    hz = f"tensor<3x2xf32, #multi.on<{_names(half)}>>"
+    return f"""builtin.module attributes {{multi.devices = {_names(list(range(n)))}}} {{
+  func.func @main(%x: {tx}, %y: {ty}, %z: {tz}) -> ({rx}, {ry}, {ox}, {hz}) {{
+    %a = tg.reduce add %x [0] : {tx} -> {rx}
+    %b = tg.reduce max %y [1] : {ty} -> {ry}
+    %l = multi.local %x : {tx} -> {lx}
+    %c = multi.allreduce add %l : {lx} -> {ox}
+    %e = multi.allreduce mul %z : {tz} -> {hz}
+    func.return %a, %b, %c, %e : {rx}, {ry}, {ox}, {hz}
+  }}
+}}
+"""
+
+
+def subset_allreduce_inputs(n: int, seed: int) -> list[np.ndarray]:
+    """Small integers as floats: sums and products exact in any order (the multi level
+    reduces the logical rows in order, the allreduce the shards' partial sums)."""
+    rng = np.random.default_rng(seed)
+    return [
+        rng.integers(-8, 9, (3 * n + 1, 5)).astype(np.float32),
+        rng.integers(-1000, 1000, (4, 2 * n - 1)).astype(np.int32),
+        rng.integers(-4, 5, (n, 3, 2)).astype(np.float32),
+    ]
+
+
+def _allreduce_members(module: ModuleOp) -> list[tuple[int, ...] | None]:
+    return [op.member_devices for op in module.walk() if isinstance(op, devidx.AllreduceOp)]
+
+
+@pytest.mark.parametrize(("n", "order"), SUBSET_CASES)
+def test_subset_allreduces_are_one_op_at_every_spmd_level(n: int, order: list[int]) -> None:
+    """An allreduce over a subset is one `devidx.allreduce ... members [..]` (a broadcast for
+    destinations outside the sources), no fetch, with the multi level's results everywhere."""
+    text = subset_allreduce_program(n, order)
+    args = subset_allreduce_inputs(n, n)
+    want = run_module(parse(text), args)
+    module = parse(text)
+    for spec in pipeline_specs(Level.MULTI, Level.KERNEL, spmd=True):
+        build_pipeline((spec,)).apply(make_context(), module)
+        module.verify()
+        for g, w in zip(run_module(module, args), want, strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=str(spec))
+    names = [op.name for op in module.walk()]
+    assert "devidx.fetch" not in names
+    sub = tuple(order[: max(1, n - 1)])
+    assert sorted(map(str, _allreduce_members(module))) == sorted(
+        map(str, [sub, tuple(range(1, n, 2)), sub, None])
+    )
+    assert names.count("devidx.broadcast") == 1
+
+
+@pytest.mark.parametrize(("n", "order"), SUBSET_CASES)
+def test_subset_allreduces_on_threads(n: int, order: list[int]) -> None:
+    """Compiled on threads (members-only rendezvous, the others zero), run twice."""
+    text = subset_allreduce_program(n, order)
+    module = parse(text)
+    lower_for_runtime(module, spmd=True)
+    assert not any(isinstance(op, devidx.FetchOp) for op in module.walk())
+    with Program(module) as program:
+        for seed in (1, 2):
+            args = subset_allreduce_inputs(n, seed)
+            want = run_module(parse(text), args)
+            for g, w in zip(program(args), want, strict=True):
+                np.testing.assert_array_equal(g, w)
+
+
+def test_allreduce_members_verifier_and_round_trip() -> None:
+    msg = _verify_error(
+        "%r = devidx.allreduce add %x algorithm naive members [1, 1] : tensor<2x4xf32>"
+    )
+    assert "devidx.allreduce: members must be distinct device numbers >= 0" in msg
+    assert "found [1, 1]" in msg
+    text = """func.func @f(%x: tensor<2x4xf32>) {
+  %r = devidx.allreduce max %x algorithm ring members [3, 0] : tensor<2x4xf32>
+  func.return
+}"""
+    printed = str(parse(text))
+    assert "devidx.allreduce max %x algorithm ring members [3, 0] : tensor<2x4xf32>" in printed
+
+
+def test_allreduce_members_outside_the_devices_is_a_schedule_error() -> None:
+    module = parse("""builtin.module attributes {multi.devices = ["CPU:0", "CPU:1"], devidx.spmd} {
+  func.func @main(%x: memref<2xf32>) -> memref<2xf32> {
+    %r = devidx.allreduce add %x algorithm naive members [0, 2] : memref<2xf32>
+    func.return %r : memref<2xf32>
+  }
+}""")
+    with pytest.raises(ScheduleError, match=r"member device 2, outside \[0, 2\)"):
+        compile_schedules(module, "threads")
+
+
+@needs_mpi
+def test_subset_allreduces_on_mpi(tmp_path: Path) -> None:
+    """Allreduce on a communicator split by membership (made once), Bcast, under mpiexec -n 3."""
+    prog = tmp_path / "prog.mlir"
+    prog.write_text(subset_allreduce_program(3, [2, 0, 1]))
+    r = mpirun(
+        3,
+        "-m",
+        "xdsl_multi.tools.multi_run",
+        prog,
+        "--spmd",
+        "--backend",
+        "mpi",
+        "--random-inputs",
+        "--seed",
+        "5",
+        "--check",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "check: mpi matches interp (4 results)" in r.stdout
+
+
+def reshard_program(n: int, rows: int, cols: int, src: list[int], dst: list[int], axis: int) -> str:
+    """One copy of x (rows x cols f32) from a shard over `src` to one over `dst`, on `axis`."""
+    ts = f"tensor<{rows}x{cols}xf32, #multi.shard<{_names(src)}, axis = {axis}>>"
+    td = f"tensor<{rows}x{cols}xf32, #multi.shard<{_names(dst)}, axis = {axis}>>"
+    return f"""builtin.module attributes {{multi.devices = {_names(list(range(n)))}}} {{
+  func.func @main(%x: {ts}) -> {td} {{
+    %y = multi.copy %x : {ts} -> {td}
+    func.return %y : {td}
+  }}
+}}
+"""
+
+
+def _received(n: int, rows: int, cols: int, src: list[int], dst: list[int], axis: int) -> list[int]:
+    """Elements each device receives in the SPMD program (interpreter stats), checked against
+    numpy, and that the copy is one rows alltoall."""
+    text = reshard_program(n, rows, cols, src, dst, axis)
+    x = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    module = parse(text)
+    for spec in pipeline_specs(Level.MULTI, Level.SPMD, spmd=True):
+        build_pipeline((spec,)).apply(make_context(), module)
+    alltoalls = [op for op in module.walk() if isinstance(op, devidx.AlltoallOp)]
+    assert len(alltoalls) == 1 and alltoalls[0].row_split is not None
+    stats = InterpStats()
+    (got,) = run_module(module, [x], stats=stats)
+    np.testing.assert_array_equal(got, x)
+    return [sum(v for (_, d), v in stats.elements_sent.items() if d == e) for e in range(n)]
+
+
+def _owned_rows(length: int, names: list[int], device: int) -> set[int]:
+    if device not in names:
+        return set()
+    s, k = -(-length // len(names)), names.index(device)
+    return set(range(min(k * s, length), min(k * s + s, length)))
+
+
+@pytest.mark.parametrize(
+    ("n", "rows", "cols", "src", "dst", "axis", "want"),
+    [
+        # reversed order, even: one block of L/N from one peer each (allgather: 3 blocks)
+        (4, 16, 3, [0, 1, 2, 3], [3, 2, 1, 0], 0, [12, 12, 12, 12]),
+        # the odd devices (4 rows each) to every device (2 rows): the odd ones keep theirs
+        (8, 16, 3, [1, 3, 5, 7], list(range(8)), 0, [6, 0, 6, 0, 6, 0, 6, 0]),
+        # uneven (13 columns over 8 devices, axis 1) to the evens in reverse (4 each)
+        (8, 3, 13, [7, 6, 5, 4, 3, 2, 1, 0], [6, 4, 2, 0], 1, [3, 0, 6, 0, 6, 0, 6, 0]),
+        # disjoint subsets: every row moves once
+        (4, 6, 2, [0, 1], [3, 2], 0, [0, 0, 6, 6]),
+    ],
+)
+def test_reshard_between_device_lists_moves_only_what_changes_owner(
+    n: int, rows: int, cols: int, src: list[int], dst: list[int], axis: int, want: list[int]
+) -> None:
+    """Elements received per device (before: an allgather, every device got every block)
+    equal what its new share lacks: |new rows - rows it held| x the other axis."""
+    got = _received(n, rows, cols, src, dst, axis)
+    length, other = (rows, cols) if axis == 0 else (cols, rows)
+    lacks = [
+        len(_owned_rows(length, dst, e) - _owned_rows(length, src, e)) * other for e in range(n)
+    ]
+    assert got == lacks == want
+
+
+@pytest.mark.parametrize(
+    ("n", "src", "dst", "want"),
+    [
+        # the odd devices (4 rows each) to every device on axis 1 (2 columns each): N blocks
+        # of 4 x 2, the 2 from unlisted senders padding (allgather: 3 blocks of 4 x 8 = 96)
+        (4, [1, 3], [0, 1, 2, 3], [24] * 4),
+        # every device reversed to the evens on axis 1: 8 blocks of 1 x 4 (uneven: 2 empty)
+        (8, list(range(8))[::-1], [0, 2, 4, 6], [28] * 8),
+    ],
+)
+def test_reshard_to_another_axis_between_device_lists_moves_blocks_not_the_value(
+    n: int, src: list[int], dst: list[int], want: list[int]
+) -> None:
+    """A copy between shardings on different axes over other lists: one alltoall of column
+    blocks (`from %i`), each device receiving N - 1 blocks of s_a x s_b, not the value."""
+    text = reshard_program(n, 8 if n == 4 else 6, 8 if n == 4 else 16, src, dst, 0)
+    text = text.replace(f"{_names(dst)}, axis = 0", f"{_names(dst)}, axis = 1")
+    rows, cols = (8, 8) if n == 4 else (6, 16)
+    x = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    module = parse(text)
+    for spec in pipeline_specs(Level.MULTI, Level.SPMD, spmd=True):
+        build_pipeline((spec,)).apply(make_context(), module)
+    alltoalls = [op for op in module.walk() if isinstance(op, devidx.AlltoallOp)]
+    assert len(alltoalls) == 1 and alltoalls[0].source is not None
+    stats = InterpStats()
+    np.testing.assert_array_equal(run_module(module, [x], stats=stats)[0], x)
+    got = [sum(v for (_, d), v in stats.elements_sent.items() if d == e) for e in range(n)]
+    assert got == want
+
+
+@pytest.mark.parametrize(("n", "order"), SUBSET_CASES)
+def test_reshards_between_device_lists_on_threads(n: int, order: list[int]) -> None:
+    """Rows alltoalls (uneven, axis 0 and 1, subsets, other orders) compiled on threads and
+    at every SPMD level give the multi level's results."""
+    sub = order[: max(1, n - 1)]
+    cases = [
+        (3 * n + 1, 4, order, sub[::-1], 0, 0),
+        (3, 2 * n - 1, sub, order[::-1], 1, 1),
+        (2 * n + 1, 2 * n - 1, sub, order[::-1], 0, 1),  # to another axis
+    ]
+    for rows, cols, src, dst, axis, dst_axis in cases:
+        text = reshard_program(n, rows, cols, src, dst, axis)
+        text = text.replace(f"{_names(dst)}, axis = {axis}", f"{_names(dst)}, axis = {dst_axis}")
+        x = np.random.default_rng(n).standard_normal((rows, cols)).astype(np.float32)
+        module = parse(text)
+        for spec in pipeline_specs(Level.MULTI, Level.KERNEL, spmd=True):
+            build_pipeline((spec,)).apply(make_context(), module)
+            np.testing.assert_array_equal(run_module(module, [x])[0], x, err_msg=str(spec))
+        compiled = parse(text)
+        lower_for_runtime(compiled, spmd=True)
+        assert any(isinstance(op, devidx.AlltoallOp) for op in compiled.walk())
+        with Program(compiled) as program:
+            np.testing.assert_array_equal(program([x])[0], x)
+
+
+def test_rows_alltoall_verifier_names_the_rule() -> None:
+    msg = _verify_error(
+        "%r = devidx.alltoall %x at %k from %k rows 2 -> 3 of 5 : tensor<2x4xf32> -> "
+        "tensor<3x5xf32>"
+    )
+    assert "devidx.alltoall: rows 2 -> 3 needs a value of 2 leading rows" in msg
+    assert "found tensor<2x4xf32> -> tensor<3x5xf32>" in msg
+
+
+@needs_mpi
+def test_reshards_between_device_lists_on_mpi(tmp_path: Path) -> None:
+    """Alltoallv with counts from the position tables (uneven, axis 1, a subset to every
+    device in another order) under `mpiexec -n 3`."""
+    prog = tmp_path / "prog.mlir"
+    prog.write_text(reshard_program(3, 4, 7, [2, 0], [1, 2, 0], 1))
+    r = mpirun(
+        3,
+        "-m",
+        "xdsl_multi.tools.multi_run",
+        prog,
+        "--spmd",
+        "--backend",
+        "mpi",
+        "--random-inputs",
+        "--seed",
+        "4",
+        "--check",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "check: mpi matches interp (1 results)" in r.stdout

@@ -321,7 +321,8 @@ def table_program(n: int, kind: str) -> str:
     `subset_to_every` (a shard over the odd devices to one over every device, other axis),
     `reorder` (a shard over every device to one in the evens-then-odds order, same axis)."""
     every, evens, odds = list(range(n)), list(range(0, n, 2)), list(range(1, n, 2))
-    shuffled, rows = evens + odds, 4 * n - (1 if kind in ("permuted", "reorder") else 0)
+    uneven = ("permuted", "reorder", "subset_reduce", "subset_to_subset")
+    shuffled, rows = evens + odds, 4 * n - (1 if kind in uneven else 0)
 
     def shard(names: list[int], axis: int = 0) -> str:
         return f"tensor<{rows}x8xf32, #multi.shard<[{_listed(names)}], axis = {axis}>>"
@@ -335,12 +336,19 @@ def table_program(n: int, kind: str) -> str:
     elif kind == "subset":
         src = dst = on(evens)
         body = f"%y = arith.addf %x, %x : {src}"
+    elif kind == "subset_reduce":
+        src, dst = shard(odds), on(odds, "1x8")
+        body = f"%y = tg.reduce max %x [0] : {src} -> {dst}"
+    elif kind == "allreduce_elsewhere":
+        src, dst = on(evens), on(odds)
+        body = f"%y = multi.allreduce add %x : {src} -> {dst}"
     else:
         src, dst = {
             "to_subset": (shard(every), on(every[: n // 2])),
             "one_to_subset": (on([0]), shard(odds)),
             "subset_to_every": (shard(odds), shard(every, 1)),
             "reorder": (shard(every), shard(shuffled)),
+            "subset_to_subset": (shard(odds), shard(evens[::-1])),
         }[kind]
         body = f"%y = multi.copy %x : {src} -> {dst}"
     return f"""builtin.module attributes {{multi.devices = [{_listed(every)}]}} {{
@@ -361,6 +369,16 @@ TABLE_CASES = {
     "one_to_subset": (16, 64),
     "subset_to_every": (32, 64),
     "reorder": (9, 63),
+    "subset_reduce": (18, 126),
+    "allreduce_elsewhere": (16, 64),
+    "subset_to_subset": (18, 126),
+}
+TABLE_COLLECTIVE = {
+    # kind: the collective op it must be (issue 13: before, one fetch per member)
+    "subset_reduce": "devidx.allreduce",
+    "allreduce_elsewhere": "devidx.broadcast",
+    "subset_to_subset": "devidx.alltoall",
+    "reorder": "devidx.alltoall",
 }
 
 
@@ -377,3 +395,5 @@ def test_permuted_and_subset_device_lists_do_not_grow_with_n(kind: str) -> None:
     assert "devidx.fetch" not in names
     assert "devidx.lookup" in names or "llvm.mlir.global" in names  # host or kernel tables
     assert len(names) < 150
+    if kind in TABLE_COLLECTIVE:
+        assert TABLE_COLLECTIVE[kind] in names

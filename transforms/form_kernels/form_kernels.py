@@ -179,7 +179,8 @@ def build_schedule(
                     "takes it; specialize-devices needs multi-to-devidx{collectives=fetches})"
                 )
             reduced = devidx.AllreduceOp(
-                op.kind.data, buffer[op.value], op.algorithm.data, op.groups
+                op.kind.data, buffer[op.value], op.algorithm.data, op.groups,
+                members=op.member_devices,
             )
             block.add_op(reduced)
             buffer[op.result] = reduced.result
@@ -208,7 +209,14 @@ def build_schedule(
                     value, position, op.root.value.data, memref_type(op.result.type)
                 )
             elif isinstance(op, devidx.AlltoallOp):
-                gathered = devidx.AlltoallOp(value, _host_scalar(block, buffer, op.position))
+                source = None if op.source is None else _host_scalar(block, buffer, op.source)
+                gathered = devidx.AlltoallOp(
+                    value,
+                    _host_scalar(block, buffer, op.position),
+                    source,
+                    op.row_split,
+                    memref_type(op.result.type),
+                )
             else:
                 gathered = devidx.BroadcastOp(value, op.root.value.data)
             block.add_op(gathered)

@@ -8,10 +8,11 @@ With N devices and a buffer of `numel` elements (messages counted after speciali
 - all2all: device d fetches chunk d of every other buffer and reduces it, then fetches every
   reduced chunk from its owner: 2N(N-1) messages of c elements in two rounds.
 
-With `collectives=ops` (SPMD mode, docs/spmd-form.md "Collectives") an allreduce over every
-device is one `devidx.allreduce` op that names its schedule (the runtime moves the data), so
-the SPMD program does not grow with N; the fetch schedules above remain for the specialized
-mode and for allreduces over a subset of the devices.
+With `collectives=ops` (SPMD mode, docs/spmd-form.md "Collectives") an allreduce is one
+`devidx.allreduce` op that names its schedule (the runtime moves the data), so the SPMD
+program does not grow with N: over every device as is, over a subset of sources with its
+`members` table; destinations that are not sources get the result by one `devidx.broadcast`
+from the first source. The fetch schedules above remain for the specialized mode.
 
 Mesh groups (SPEC §1.1, a reduce over split axes): `lower_group_allreduce` is the naive
 schedule within d's group (sources are index arithmetic on d); ring and all2all fall back to
@@ -80,8 +81,8 @@ def lower_allreduce(
     everyone = list(range(b.num_devices))
     all_devices = sorted(sources) == everyone and sorted(destinations) == everyone
     schedule = strategy.choose(b.num_devices, math.prod(t.get_shape()), all_devices)
-    if strategy.as_ops and all_devices and b.num_devices > 1:
-        return b.value(devidx.AllreduceOp(kind, b.stored(x), str(schedule)))
+    if strategy.as_ops and b.num_devices > 1:
+        return _allreduce_op(b, kind, x, sources, destinations, strategy)
     if schedule == AllreduceMode.NAIVE:
         total: SSAValue | None = None
         for src in sources:
@@ -109,6 +110,29 @@ def lower_group_allreduce(
         total = piece if total is None else b.combine(kind, total, piece)
     assert total is not None
     return total
+
+
+def _allreduce_op(
+    b: SpmdBuilder,
+    kind: ReduceKind,
+    x: SSAValue,
+    sources: Sequence[int],
+    destinations: Sequence[int],
+    strategy: AllreduceStrategy,
+) -> SSAValue:
+    """`collectives=ops`: one `devidx.allreduce` over the sources (a `members` table unless
+    they are every device, reduced in the sources' order as the multi level does), then a
+    `devidx.broadcast` from the first source when some destination is not a source, masked to
+    the destinations: O(1) ops whatever N and the number of devices involved."""
+    t = x.type
+    assert isinstance(t, TensorType)
+    everyone = sorted(sources) == list(range(b.num_devices))
+    schedule = strategy.choose(len(sources), math.prod(t.get_shape()), True)
+    members = None if everyone else list(sources)
+    total = b.value(devidx.AllreduceOp(kind, b.stored(x), str(schedule), members=members))
+    if not set(destinations) <= set(sources):
+        total = b.value(devidx.BroadcastOp(total, sources[0]))
+    return b.mask(b.member(destinations), total)
 
 
 class _Chunks:

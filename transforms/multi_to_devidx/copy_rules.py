@@ -350,6 +350,102 @@ def _one_axis_shard(p: OnAttr | ShardAttr) -> bool:
     return isinstance(p, ShardAttr) and not p.is_mesh and p.mesh_axes[0] is not None
 
 
+def _to_front(b: SpmdBuilder, x: SSAValue, axis: int, back: bool = False) -> SSAValue:
+    """x with `axis` moved to the front (`back`: the front axis moved back to `axis`)."""
+    t = x.type
+    assert isinstance(t, TensorType)
+    if axis == 0:
+        return x
+    rank = len(t.get_shape())
+    order = [axis, *range(axis), *range(axis + 1, rank)]
+    if back:
+        order = [order.index(i) for i in range(rank)]
+    moved = [t.get_shape()[i] for i in order]
+    return b.value(tg.PermuteOp(x, order, plain(t, moved)))
+
+
+class CopyBetweenShardsOnOneAxisAlltoallOp(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: COPY between two one-axis shardings of the same axis over other
+    device lists (subsets, other orders) is one `devidx.alltoall ... from %i rows S -> T of L`
+    over every device: each device's stored local block (S rows, the axis moved to the front)
+    goes, row range by row range, to the devices whose new share overlaps it (positions from
+    tables: the listed devices first, the others after them, owning and getting nothing), so
+    each device receives its T rows, not the whole value; then `global`ed at its new position
+    and masked to the destination's devices."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            low.strategy.as_ops
+            and len(low.devices) > 1
+            and _one_axis_shard(c.src)
+            and _one_axis_shard(c.dst)
+            and isinstance(c.src, ShardAttr)
+            and isinstance(c.dst, ShardAttr)
+            and c.src.axis_index == c.dst.axis_index
+            and list(c.src.device_names) != list(c.dst.device_names)
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.src, ShardAttr) and isinstance(c.dst, ShardAttr)
+        g_src, g_dst, n = geometry(c.src_t, c.src), geometry(c.dst_t, c.dst), len(low.devices)
+        i = _position_among_every_device(low, b, c.src.device_names)
+        k = _position_among_every_device(low, b, c.dst.device_names)
+        mine = b.local(operands[0], g_src, b.minimum(i, g_src.n - 1) if g_src.n < n else i)
+        block = b.stored(_to_front(b, mine, g_src.axis))
+        block_t = block.type
+        assert isinstance(block_t, TensorType)
+        out_t = plain(block_t, (g_dst.s, *block_t.get_shape()[1:]))
+        rows = (g_src.s, g_dst.s, g_src.length)
+        moved = b.value(devidx.AlltoallOp(block, b.idx(k), b.idx(i), rows, out_t))
+        mine_dst = _to_front(b, moved, g_dst.axis, back=True)
+        placed = b.global_(mine_dst, g_dst, b.minimum(k, g_dst.n - 1) if g_dst.n < n else k)
+        return [b.mask(low.member(b, c.dst.device_names), placed)]
+
+
+class CopyBetweenShardsOnTwoAxesAlltoallOp(MultiRule[multi.CopyOp]):
+    """With `collectives=ops`: COPY between two one-axis shardings on different axes over
+    other device lists is one `devidx.alltoall %blocks at %k from %i` over every device: each
+    device splits its local block (its rows of axis a) into the N column blocks of axis b
+    (the last N - m_b all padding), the device at destination position j gets block j of
+    every sender, at the sender's source position; it keeps the m_a real ones, puts them back
+    on axis a and `global`s them at its position on axis b, masked to the destination."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        return (
+            low.strategy.as_ops
+            and len(low.devices) > 1
+            and _one_axis_shard(c.src)
+            and _one_axis_shard(c.dst)
+            and isinstance(c.src, ShardAttr)
+            and isinstance(c.dst, ShardAttr)
+            and c.src.axis_index != c.dst.axis_index
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.src, ShardAttr) and isinstance(c.dst, ShardAttr)
+        g_src, g_dst, n = geometry(c.src_t, c.src), geometry(c.dst_t, c.dst), len(low.devices)
+        i = _position_among_every_device(low, b, c.src.device_names)
+        k = _position_among_every_device(low, b, c.dst.device_names)
+        mine = b.local(operands[0], g_src, b.minimum(i, g_src.n - 1) if g_src.n < n else i)
+        blocks = _split_axis(b, mine, g_dst, n)
+        exchanged = b.value(devidx.AlltoallOp(blocks, b.idx(k), b.idx(i)))
+        joined = _join_axis(b, b.shrink_axis(exchanged, 0, 0, g_src.n), g_src)
+        placed = b.global_(joined, g_dst, b.minimum(k, g_dst.n - 1) if g_dst.n < n else k)
+        return [b.mask(low.member(b, c.dst.device_names), placed)]
+
+
 class CopyFromShardAllGathersOp(MultiRule[multi.CopyOp]):
     """With `collectives=ops`: any other COPY from a one-axis shard (over a subset of the
     devices or in another order than the module's; to several but not all devices, to a

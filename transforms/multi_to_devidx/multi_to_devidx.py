@@ -24,7 +24,9 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | COPY shard(all) -> on(all), collectives=ops | `devidx.allgather` of the local buffers | `CopyShardToEveryDeviceAllGathers` |
 | COPY shard(all) -> on(one), collectives=ops | `devidx.gather` to that device | `CopyShardToOneDeviceGathers` |
 | COPY on(D) -> on(all), collectives=ops | `devidx.broadcast` from D[0] | `CopyToEveryDeviceBroadcasts` |
-| COPY shard(any) -> on(E) or shard(any), collectives=ops | `devidx.allgather` (gather to one device) over every device, then `clean`/mask | `CopyFromShardAllGathersOp` |
+| COPY shard(D) -> shard(E) on the same axis, D != E, collectives=ops | `devidx.alltoall ... rows` of overlapping row ranges, then `global`/mask | `CopyBetweenShardsOnOneAxisAlltoallOp` |
+| COPY shard(D) -> shard(E) on another axis, collectives=ops | `devidx.alltoall ... from %i` of column blocks, then `global`/mask | `CopyBetweenShardsOnTwoAxesAlltoallOp` |
+| COPY shard(any) -> on(E) (or to the same shard), collectives=ops | `devidx.allgather` (gather to one device) over every device, then `clean`/mask | `CopyFromShardAllGathersOp` |
 | COPY on(D) -> shard(any), collectives=ops | `devidx.scatter` from D[0] over every device, then mask | `CopyFromOneDeviceToSomeScattersOp` |
 | any other COPY | logical value fetched from owners | `CopyFetchesLogicalValue` |
 | ALLREDUCE | naive, ring or all2all fetches | `AllreduceToFetchSchedule` |
@@ -74,6 +76,8 @@ from xdsl_multi.transforms.multi_to_devidx.copy_rules import (
     AllreduceToFetchSchedule,
     CopyBetweenShardingsAlltoallOp,
     CopyBetweenShardingsIsAllToAll,
+    CopyBetweenShardsOnOneAxisAlltoallOp,
+    CopyBetweenShardsOnTwoAxesAlltoallOp,
     CopyFetchesLogicalValue,
     CopyFromOneDeviceScatters,
     CopyFromOneDeviceScattersOp,
@@ -132,6 +136,8 @@ def multi_to_devidx_rules() -> list[MultiRule[Any]]:
         CopyShardToEveryDeviceAllGathers(),
         CopyShardToOneDeviceGathers(),
         CopyToEveryDeviceBroadcasts(),
+        CopyBetweenShardsOnOneAxisAlltoallOp(),
+        CopyBetweenShardsOnTwoAxesAlltoallOp(),
         CopyFromShardAllGathersOp(),
         CopyFromOneDeviceToSomeScattersOp(),
         CopyFetchesLogicalValue(),
