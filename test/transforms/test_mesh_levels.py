@@ -110,14 +110,14 @@ def arrays(shape: Sequence[int], seed: int) -> list[np.ndarray]:
 
 def picked() -> list[int]:
     """Two cases per mesh, one even and one uneven, the axes choice rotating with the mesh
-    (CASES is ordered mesh, axes choice, even/uneven)."""
-    return [m * 6 + 2 * ((m + k) % 3) + k for m in range(5) for k in (0, 1)]
+    (CASES is ordered mesh, axes choice, even/uneven); 2x2x2 uneven only (8 devices: slow)."""
+    return [m * 6 + 2 * ((m + k) % 3) + k for m in range(5) for k in (0, 1)][:-2] + [29]
 
 
 PICKED = picked()
-SPECIALIZED = {0, 11, 16, 21}
+SPECIALIZED = {0, 16, 21}
 """The picked cases also run through specialize-devices and per-device form-kernels (the slow
-passes, seconds per program): 2x2, 2x3, 1x4, 4x1, even and uneven (test_mesh_lowering.py runs
+passes, seconds per program): 2x2, 1x4, 4x1, even and uneven (test_mesh_lowering.py runs
 every case specialized in the interpreter, test_every_op_family_compiled a 2x2x2 one)."""
 
 
@@ -135,7 +135,7 @@ def test_multi_and_local_at_every_level(i: int) -> None:
     check_every_level(module, arrays((n, *loc), 12), specialize=i in SPECIALIZED | {29})
 
 
-COMPILED = [CASES[3], CASES[13], CASES[29]]
+COMPILED = [CASES[13], CASES[29]]
 
 
 @pytest.mark.parametrize("c", COMPILED, ids=case_id)
@@ -173,8 +173,9 @@ def copies_from(src: ShardAttr | OnAttr, shape: Sequence[int]) -> ModuleOp:
     return b.finish()
 
 
-COPY_CASES = [(src, (5, 7)) for src in range(len(ENCODINGS))] + [(1, (4, 8)), (2, (4, 8))]
-"""Every source to every encoding, uneven lengths; two sources with even ones."""
+COPY_CASES = [(src, (5, 7)) for src in range(len(ENCODINGS))]
+"""Every source to every encoding, uneven lengths (the SPMD levels: specialized copies and
+their traffic are test_mesh_lowering.py's)."""
 
 
 @pytest.mark.parametrize(("src", "shape"), COPY_CASES)
@@ -186,11 +187,11 @@ def test_copies_between_every_pair_at_every_level(src: int, shape: tuple[int, in
     want = run_module(module, inputs)
     for got, dst in zip(want, ENCODINGS, strict=True):  # every copy holds the logical value
         np.testing.assert_array_equal(got, np.stack([a] * 4) if isinstance(dst, OnAttr) else a)
-    check_every_level(module, inputs, specialize=shape == (5, 7) and src in (0, 4))
+    check_every_level(module, inputs, specialize=False)
 
 
 def test_copies_compiled() -> None:
-    for src in (2, 5):  # 2x2 [0, 1] and [none, 1] to every encoding
+    for src in (5,):  # 2x2 [none, 1] to every encoding
         check_compiled(copies_from(ENCODINGS[src], (5, 7)), arrays((5, 7), 15))
 
 
