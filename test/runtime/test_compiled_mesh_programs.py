@@ -6,6 +6,8 @@ other error fails, and the cases run by themselves once the lowering lands (issu
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from compiled_runs import MODES, compare_with_interp
@@ -13,7 +15,14 @@ from random_programs import random_mesh_program
 
 import xdsl_multi as xm
 
-MESH_SEEDS = range(100, 112)
+MESH_SEEDS = range(
+    int(os.environ.get("XDSL_MULTI_MESH_SEED", "100")),
+    int(os.environ.get("XDSL_MULTI_MESH_SEED", "100"))
+    + int(os.environ.get("XDSL_MULTI_MESH_PROGRAMS", "12")),
+)
+"""Seeds 100..111 in CI; for a local soak, e.g.
+`XDSL_MULTI_MESH_PROGRAMS=300 XDSL_MULTI_MESH_SEED=1000 pytest -k random_mesh` (as
+compiled_runs.THREADS_RANDOM_SEEDS)."""
 NOT_LOWERED = "device meshes are not lowered yet (SPEC §1.1)"
 
 
