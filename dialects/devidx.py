@@ -486,7 +486,7 @@ class RecvOp(IRDLOperation):
         _check_peer(self.name, "source", self.source.value.data, self.channel.value.data)
 
 
-ALGORITHMS = ("naive", "ring", "all2all")
+ALGORITHMS = ("naive", "ring", "all2all", "hierarchical")
 """The algorithms of `devidx.allreduce` (multi-to-devidx's `allreduce` option, once chosen)."""
 
 
@@ -633,6 +633,11 @@ class AllreduceOp(IRDLOperation):
                     f"{self.name}: the reduced mesh dims must be distinct dims of the "
                     f"{len(mesh)}-D mesh {int_list_text(mesh)}, found {int_list_text(dims)}"
                 )
+        if self.algorithm.data == "hierarchical" and (groups is None or len(groups[1]) < 2):
+            raise VerifyException(
+                f"{self.name}: algorithm hierarchical needs groups over two or more mesh dims, "
+                f"found {'no groups' if groups is None else int_list_text(groups[1])}"
+            )
 
 
 @irdl_op_definition

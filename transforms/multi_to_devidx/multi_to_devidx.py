@@ -154,7 +154,10 @@ class MultiToDevidx(ModulePass):
     name = "multi-to-devidx"
 
     allreduce: str = "auto"
-    """naive | ring | all2all | auto (ring when N > 2 and numel > ring-threshold)."""
+    """naive | ring | all2all | hierarchical | auto (ring when N > 2 and numel >
+    ring-threshold; hierarchical for a reduce over two or more mesh dims of more than
+    ring-threshold elements). hierarchical applies to reduces over two or more mesh dims and
+    schedules the others as auto does."""
     ring_threshold: int = 256000
     collectives: str = "fetches"
     """fetches (SPEC §5: every allreduce is fetches) | ops (SPMD mode: an allreduce over every
