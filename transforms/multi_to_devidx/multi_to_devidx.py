@@ -14,6 +14,7 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | MSELECT(x, i) | `select(d == i, x, invalid)` | `MselectToSelect` |
 | MSTACK(s0..sn) | `index(stack(s0..sn), k(d))` | `MstackToStackIndex` |
 | COPY on(D) -> mesh(D) | the first replica's buffer, `clean`ed (mesh_rules.py) | `CopyOnToMeshKeepsSlices` |
+| COPY mesh(D) -> mesh(D), refining splits | `clean(stored(x))` (mesh_rules.py) | `CopyRefiningMeshKeepsBlocks` |
 | COPY from or to a mesh | shifted fetches of the blocks that change owner | `CopyWithMeshFetchesMissingBlocks` |
 | COPY on(D) -> shard(D) | `clean(stored(x))`, nothing moves | `CopyKeepingSliceCleans` |
 | COPY on(D) -> on(E), both N > 1 | buffer i fetched by E[i] | `CopyPermutingBuffersFetches` |
@@ -98,6 +99,7 @@ from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
 )
 from xdsl_multi.transforms.multi_to_devidx.mesh_rules import (
     CopyOnToMeshKeepsSlices,
+    CopyRefiningMeshKeepsBlocks,
     CopyWithMeshFetchesMissingBlocks,
     ShrinkOfOneMeshBlockFetchesFromOwner,
 )
@@ -122,6 +124,7 @@ def multi_to_devidx_rules() -> list[MultiRule[Any]]:
         MselectToSelect(),
         MstackToStackIndex(),
         CopyOnToMeshKeepsSlices(),
+        CopyRefiningMeshKeepsBlocks(),
         CopyWithMeshFetchesMissingBlocks(),
         CopyKeepingSliceCleans(),
         CopyPermutingBuffersFetches(),
