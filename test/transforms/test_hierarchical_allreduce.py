@@ -89,7 +89,7 @@ def test_2x2x2_over_all_dims_and_over_two() -> None:
     assert set(hier.elements_sent.values()) == {4}
 
 
-def test_single_mesh_dim_and_one_axis_shards_keep_their_schedule() -> None:
+def test_a_reduce_over_one_mesh_dim_keeps_the_naive_schedule() -> None:
     """A reduce over one mesh dim has no minor group: hierarchical schedules it as naive does."""
     arr = np.random.default_rng(2).standard_normal((4, 6)).astype(np.float32)
     text = reduce_program([2, 2], [4, 6], [1])
@@ -146,7 +146,7 @@ def test_spmd_mode_emits_one_hierarchical_allreduce() -> None:
         np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
-def test_threads_hierarchical_collective_of_ints_and_bools_is_exact() -> None:
+def test_threads_hierarchical_collective_of_ints_is_exact() -> None:
     """The threads collective's three phases on integers (exact: any order of additions gives
     numpy's sum) over a 2x2x2 mesh, reduced over all dims and over the two minor ones."""
     devices = names(8)
