@@ -7,7 +7,8 @@ A peer runs a workload's logical computation (bench/workloads.py: `Workload.tiny
 - tinygrad: each input `Tensor(x).shard(("CPU:0", ..., "CPU:N-1"), axis=k)` (replicated:
   axis=None), realized before timing; the step is wrapped in `TinyJit` and realizes its result;
   a call ends when every device has synchronized.
-- JAX: each input `jax.device_put` with `NamedSharding(Mesh(devices[:N], ("d",)), P(...))`; the
+- JAX: each input `jax.device_put` with `NamedSharding(Mesh(devices[:N], ("d",)), P(...))` (a
+  mesh workload, W8: `Mesh(devices[:N].reshape(mesh), ("x", "y"))` and its PartitionSpecs); the
   step is `jax.jit` with the same in/out shardings; a call ends at `block_until_ready()`. JAX
   gets its N host devices from `XLA_FLAGS=--xla_force_host_platform_device_count`, which must be
   in the environment before jax is imported: `load` appends `=8` (keeping the other flags) unless
@@ -180,8 +181,15 @@ class Jax:
 
     def prepare(self, w: Workload, inputs: Sequence[np.ndarray]) -> Step:
         jax, jnp = self._jax, self._jnp
-        mesh = self._mesh(np.array(self.devices[: w.n]), ("d",))
-        in_shardings = tuple(self.sharding(mesh, axis) for axis in w.shard_axes)
+        if w.mesh is not None:  # P("x", "y")-style: the devices row-major on the mesh
+            devices = np.array(self.devices[: w.n]).reshape(w.mesh.shape)
+            mesh = self._mesh(devices, w.mesh.names)
+            in_shardings = tuple(self._sharding(mesh, self._spec(*p)) for p in w.mesh.inputs)
+            out_sharding = self._sharding(mesh, self._spec(*w.mesh.output))
+        else:
+            mesh = self._mesh(np.array(self.devices[: w.n]), ("d",))
+            in_shardings = tuple(self.sharding(mesh, axis) for axis in w.shard_axes)
+            out_sharding = self.sharding(mesh, w.out_axis)
         placed = [
             jax.device_put(x, s).block_until_ready()
             for x, s in zip(inputs, in_shardings, strict=True)
@@ -189,7 +197,7 @@ class Jax:
         step = jax.jit(
             lambda *xs: w.compute(jnp, *xs),
             in_shardings=in_shardings,
-            out_shardings=self.sharding(mesh, w.out_axis),
+            out_shardings=out_sharding,
         )
         return Step(
             lambda: step(*placed).block_until_ready(),

@@ -184,7 +184,8 @@ def peer(p: Peer, w: Workload, inputs: Sequence[np.ndarray], want: Sequence[np.n
     then the steady state (one warm-up, `repeats` timed calls) and its result checked too."""
     arrays, pad = padded(w, inputs)
     variant = p.variant + (", padded by hand" if pad else "")
-    expect = want[0][0] if w.out_axis is None else want[0]  # replicated: one device's copy
+    # replicated: one device's copy; on a mesh: our first output, the logical value
+    expect = want[0][0] if w.out_axis is None and w.mesh is None else want[0]
 
     def wrong(first: float | None, why: str) -> Result:
         return Result(w.id, w.n, p.name, variant, first, float("nan"), float("nan"), None, None,

@@ -35,6 +35,18 @@ def resize(text: str, dims: dict[int, int]) -> str:
     return re.sub(r"tensor<((?:\d+x)*\d+)x", one, text)
 
 
+@dataclass(frozen=True)
+class MeshPlacement:
+    """A placement on a device mesh (W8) for the peers: the mesh's shape and axis names, and
+    for each input and the output one entry per tensor axis, the mesh axis that splits it or
+    None (JAX's `PartitionSpec`; all None: replicated)."""
+
+    shape: tuple[int, ...]
+    names: tuple[str, ...]
+    inputs: tuple[tuple[str | None, ...], ...]
+    output: tuple[str | None, ...]
+
+
 @dataclass
 class Workload:
     """One row of BENCH.md.
@@ -61,6 +73,9 @@ class Workload:
     shard_axes: tuple[int | None, ...] = (0,)
     out_axis: int | None = 0
     tinygrad: Callable[..., object] | None = None
+    mesh: MeshPlacement | None = None
+    """The peers' placement on a mesh; then `shard_axes` only says which axes to pad and the
+    peers' result is compared with our first output (the logical value)."""
 
     def numpy(self, *inputs: Array) -> object:
         """The one-device numpy baseline: `compute` on numpy."""
@@ -135,6 +150,16 @@ def _gen_c1(programs: Path) -> Callable[..., str]:
     return module.c1_program
 
 
+def _mesh_matmul(s: int) -> Callable[[Path], str]:
+    """examples/mesh_matmul.mlir (A (7, 6) @ B (6, 10) on a 2x2 mesh) at (s, s) @ (s, s)."""
+
+    def source(programs: Path) -> str:
+        text = (programs.parents[1] / "examples" / "mesh_matmul.mlir").read_text()
+        return resize(text, {7: s, 6: s, 10: s})
+
+    return source
+
+
 def WORKLOADS(quick: bool) -> list[Workload]:
     q = quick
     s1 = 1024 if q else 4096
@@ -199,6 +224,13 @@ def WORKLOADS(quick: bool) -> list[Workload]:
             lambda x: _f32((x.astype(np.float64) ** 2).sum(axis=1, keepdims=True)),
             lambda xp, x: (x * x).sum(axis=1, keepdims=True), 1000 * 4, rtol=1e-4, atol=1e-3,
             tinygrad=lambda x: (x * x).sum(axis=1, keepdim=True),
+        ),
+        Workload(
+            "W8", 4, _mesh_matmul(s4), [(s4, s4), (s4, s4)],
+            lambda a, b: _f32(c := a.astype(np.float64) @ b, np.stack([c] * 4)),
+            lambda xp, a, b: a @ b, s4 * s4 * 4, flops=2.0 * s4**3, rtol=1e-3, atol=1e-3,
+            shard_axes=(0, 1),
+            mesh=MeshPlacement((2, 2), ("x", "y"), (("x", None), (None, "y")), (None, None)),
         ),
         Workload(
             "C1", 2, lambda programs: _gen_c1(programs)(256, iters, 2), [(256, 256)],

@@ -487,7 +487,7 @@ class RecvOp(IRDLOperation):
         _check_peer(self.name, "source", self.source.value.data, self.channel.value.data)
 
 
-ALGORITHMS = ("naive", "ring", "all2all")
+ALGORITHMS = ("naive", "ring", "all2all", "hierarchical")
 """The algorithms of `devidx.allreduce` (multi-to-devidx's `allreduce` option, once chosen)."""
 
 
@@ -668,6 +668,11 @@ class AllreduceOp(IRDLOperation):
         if groups is not None and members is not None:
             raise VerifyException(
                 f"{self.name}: an allreduce has groups or members, not both"
+            )
+        if self.algorithm.data == "hierarchical" and (groups is None or len(groups[1]) < 2):
+            raise VerifyException(
+                f"{self.name}: algorithm hierarchical needs groups over two or more mesh dims, "
+                f"found {'no groups' if groups is None else int_list_text(groups[1])}"
             )
 
 

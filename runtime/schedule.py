@@ -196,6 +196,22 @@ class Collective:
     sources: tuple[int, ...] = ()
     """The same, after `instantiate`: every device's `from` position."""
 
+    @property
+    def hierarchical(self) -> bool:
+        """A grouped allreduce with algorithm hierarchical (multi_to_devidx/hierarchical.py):
+        reduce in d's minor group (the reduced mesh dims but the first) to its leader
+        (coordinate 0 there), allreduce across the leaders along the first reduced dim,
+        broadcast back from the leader."""
+        return self.algorithm == "hierarchical" and len(self.group_dims) >= 2
+
+    def minor_group(self, d: int) -> list[int]:
+        """d's group over the minor reduced dims, in device order; its first is the leader."""
+        return mesh_group(self.group_mesh, sorted(self.group_dims)[1:], d)
+
+    def leaders(self, d: int) -> list[int]:
+        """The leaders of the minor groups in d's group, in device order."""
+        return mesh_group(self.group_mesh, sorted(self.group_dims)[:1], self.minor_group(d)[0])
+
     def describe(self) -> str:
         if self.op == "allreduce":
             over = f" over devices {list(self.members)}" if self.members else ""

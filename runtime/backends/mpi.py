@@ -166,6 +166,8 @@ class _MpiTransport:
                 if p.runner.device == step.root:
                     np.copyto(out, value)
                 p.data_comm.Bcast(_bytes(out), root=step.root)
+            elif step.hierarchical and (value.dtype == np.bool_ or value.dtype in _MPI_REDUCIBLE):
+                self._hierarchical(step, value, out)
             elif value.dtype == np.bool_:
                 op = MPI.LAND if step.kind == "mul" else MPI.LOR
                 comm.Allreduce([value, MPI.C_BOOL], [out, MPI.C_BOOL], op=op)
@@ -182,6 +184,25 @@ class _MpiTransport:
         finally:
             p.watchdog.disarm()
         return True
+
+    def _hierarchical(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:
+        """MPI_Reduce to the leader on the minor group's communicator, MPI_Allreduce (in
+        place) on the leaders' communicator, MPI_Bcast from the leader on the minor group's.
+        (A dtype MPI cannot reduce takes the one-communicator path of its whole group.)"""
+        from mpi4py import MPI
+
+        p = self.p
+        minor, leaders = p.hierarchy_comms(step)
+        if value.dtype == np.bool_:
+            op = MPI.LAND if step.kind == "mul" else MPI.LOR
+            send, recv = [value, MPI.C_BOOL], [out, MPI.C_BOOL]
+        else:
+            op = {"add": MPI.SUM, "mul": MPI.PROD, "max": MPI.MAX}[step.kind]
+            send, recv = value, out
+        minor.Reduce(send, recv, op=op, root=0)
+        if leaders != MPI.COMM_NULL:
+            leaders.Allreduce(MPI.IN_PLACE, recv, op=op)
+        minor.Bcast(recv, root=0)
 
     def _allgather(self, step: Collective, value: np.ndarray, out: np.ndarray) -> None:
         """MPI_Allgather into `out` itself (any dtype, as bytes); MPI_Allgatherv with each
@@ -367,17 +388,28 @@ class MpiProgram:
         self.member_comms = self._split_member_comms()
         self.watchdog = _Watchdog(self.fail)
         self._never_set = threading.Event()
-    def _split_by_groups(self) -> dict[tuple[tuple[int, ...], tuple[int, ...]], Any]:
+
+    def _split_by_groups(self) -> dict[tuple[str, tuple[int, ...], tuple[int, ...]], Any]:
         """One communicator per kind of grouped allreduce (mesh, reduced dims) of this rank's
         schedule, made once per program: `data_comm` split by the group (the ranks whose
         other mesh coordinates equal), ranks in device order. Every rank runs the same SPMD
         schedule, so every rank makes the same splits in the same order."""
-        out: dict[tuple[tuple[int, ...], tuple[int, ...]], Any] = {}
+        out: dict[tuple[str, tuple[int, ...], tuple[int, ...]], Any] = {}
         for step in self.schedules[self.rank].steps:
-            if isinstance(step, Collective) and step.group_mesh:
-                key = (step.group_mesh, step.group_dims)
-                if key not in out:
-                    out[key] = self.data_comm.Split(step.color(self.rank), self.rank)
+            if not (isinstance(step, Collective) and step.group_mesh):
+                continue
+            mesh, dims = step.group_mesh, step.group_dims
+            if step.hierarchical:  # the minor groups' and the leaders' communicators
+                minor = step.minor_group(self.rank)
+                if ("group", mesh, tuple(sorted(dims)[1:])) not in out:
+                    key = ("group", mesh, tuple(sorted(dims)[1:]))
+                    out[key] = self.data_comm.Split(minor[0], self.rank)
+                if ("leaders", mesh, dims) not in out:
+                    leader = minor[0] == self.rank
+                    color = step.leaders(self.rank)[0] if leader else self._mpi.UNDEFINED
+                    out[("leaders", mesh, dims)] = self.data_comm.Split(color, self.rank)
+            if ("group", mesh, dims) not in out:
+                out[("group", mesh, dims)] = self.data_comm.Split(step.color(self.rank), self.rank)
         return out
 
     def _split_member_comms(self) -> dict[tuple[int, ...], Any]:
@@ -396,12 +428,19 @@ class MpiProgram:
             comms[step.members] = self.data_comm.Split(color, key)
         return comms
 
+    def hierarchy_comms(self, step: Collective) -> tuple[Any, Any]:
+        """A hierarchical allreduce's communicators: its minor group's (the leader is rank
+        0 there) and its leaders' (COMM_NULL on the other ranks)."""
+        mesh, dims = step.group_mesh, step.group_dims
+        minor = self.group_comms[("group", mesh, tuple(sorted(dims)[1:]))]
+        return minor, self.group_comms[("leaders", mesh, dims)]
+
     def reduce_comm(self, step: Collective) -> Any:
         """The communicator an allreduce runs on: its members', its group's, or every rank's."""
         if step.members:
             return self.member_comms[step.members]
         if step.group_mesh:
-            return self.group_comms[(step.group_mesh, step.group_dims)]
+            return self.group_comms[("group", step.group_mesh, step.group_dims)]
         return self.data_comm
 
     @property

@@ -107,6 +107,7 @@ class _Rendezvous:
         self.phase = [-1] * n
         self.arrived = 0
         self.reduced = 0
+        self.across = 0
 
     def _wake(self) -> None:
         for cond in self.conds:
@@ -117,7 +118,49 @@ class _Rendezvous:
         """Whether device d's next part can run now."""
         if self.phase[d] <= 0:
             return self.arrived == self.n
+        if self.phase[d] == 3:
+            return self.across == self.n
         return self.reduced == self.n
+
+    def _pass(self, d: int, phase: int, counter: str) -> bool:
+        """Device d is done with a part of a hierarchical allreduce: count it in `counter`
+        and go on to `phase`; whether every device has (else d waits)."""
+        with self.lock:
+            self.phase[d] = phase
+            setattr(self, counter, getattr(self, counter) + 1)
+            everyone = getattr(self, counter) == self.n
+        if everyone:
+            self._wake()
+        return everyone
+
+    def _hierarchical(self, d: int, step: Collective, ufunc: Callable[..., np.ndarray]) -> bool:
+        """Phase 0: each leader reduces its minor group's inputs into its output. Phase 1:
+        leader number j of a group reduces chunk j of every leader's output (its own first)
+        and copies it into the other leaders' outputs (only it reads or writes chunk j). Phase
+        3: every other device copies its leader's output."""
+        out = self.outputs[d]
+        assert out is not None
+        minor = step.minor_group(d)
+        if self.phase[d] == 0:
+            if minor[0] == d:
+                _reduce_into(ufunc, out, [self.inputs[j] for j in minor])  # type: ignore[misc]
+            if not self._pass(d, 1, "reduced"):
+                return False
+        if self.phase[d] == 1:
+            leaders = step.leaders(d)
+            if minor[0] == d:
+                flat = [self.outputs[j].reshape(-1) for j in leaders]  # type: ignore[union-attr]
+                c = -(-flat[0].size // len(leaders))
+                j = leaders.index(d)
+                part = slice(min(j * c, flat[0].size), min((j + 1) * c, flat[0].size))
+                # own output first: it is written while the others are read
+                _reduce_and_push(ufunc, part, [flat[j], *flat[:j], *flat[j + 1 :]], flat, j)
+            if not self._pass(d, 3, "across"):
+                return False
+        if minor[0] != d:
+            np.copyto(out, self.outputs[minor[0]])  # type: ignore[arg-type]
+        self.phase[d] = 2
+        return True
 
     def _chunk(self, k: int, size: int) -> slice:
         c = -(-size // self.n)
@@ -172,6 +215,8 @@ class _Rendezvous:
         ufunc = _ufunc(step.kind, out.dtype)
         inputs = [x.reshape(-1) for x in self.inputs]  # type: ignore[union-attr]
         flat = out.reshape(-1)
+        if step.hierarchical:
+            return self._hierarchical(d, step, ufunc)
         if step.group_mesh:  # a mesh group: the members' whole buffers, in device order
             _reduce_into(ufunc, flat, [inputs[j] for j in step.group(d, self.n)])
             self.phase[d] = 2

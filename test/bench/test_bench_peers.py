@@ -174,3 +174,11 @@ def test_tinygrad_equals_numpy(tinygrad_peer: Tinygrad, wid: str) -> None:
 @pytest.mark.parametrize("wid", SMALL)
 def test_jax_equals_numpy(jax_peer: Jax, wid: str) -> None:
     check_peer(jax_peer, wid)
+
+
+def test_jax_on_a_2x2_mesh_equals_numpy(jax_peer: Jax) -> None:
+    """W8: A's rows over mesh axis x, B's columns over y, the product replicated (JAX's
+    all-gather), on a 2x2 Mesh of host devices; checked against our first output."""
+    w = QUICK["W8"]
+    assert w.mesh is not None and w.n == 4
+    check_peer(jax_peer, "W8")

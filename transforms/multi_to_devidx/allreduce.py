@@ -17,7 +17,8 @@ from the first source. The fetch schedules above remain for the specialized mode
 Mesh groups (SPEC §1.1, a reduce over split axes): `lower_group_allreduce` is the naive
 schedule within d's group (sources are index arithmetic on d); ring and all2all fall back to
 it. With `collectives=ops` it is one grouped `devidx.allreduce ... groups [..] over [..]`
-(sharded_rules.py).
+(sharded_rules.py). A reduce over two or more mesh dims may take the hierarchical schedule
+instead (`AllreduceStrategy.hierarchical`, hierarchical.py).
 """
 
 from __future__ import annotations
@@ -44,11 +45,13 @@ class AllreduceMode(StrEnum):
     NAIVE = "naive"
     RING = "ring"
     ALL2ALL = "all2all"
+    HIERARCHICAL = "hierarchical"
 
 
 @dataclass(frozen=True)
 class AllreduceStrategy:
-    """The `allreduce` and `ring-threshold` options of multi-to-devidx."""
+    """The `allreduce` and `ring-threshold` options of multi-to-devidx. `hierarchical` applies
+    to reduces over two or more mesh dims; elsewhere it schedules as `auto` does."""
 
     mode: AllreduceMode = AllreduceMode.AUTO
     ring_threshold: int = 256000
@@ -60,10 +63,20 @@ class AllreduceStrategy:
         both source and destination; otherwise the naive schedule is used."""
         if not all_devices or num_devices == 1:
             return AllreduceMode.NAIVE
-        if self.mode == AllreduceMode.AUTO:
+        if self.mode in (AllreduceMode.AUTO, AllreduceMode.HIERARCHICAL):
             ring = num_devices > 2 and numel > self.ring_threshold
             return AllreduceMode.RING if ring else AllreduceMode.NAIVE
         return self.mode
+
+    def hierarchical(self, reduced_dims: int, numel: int) -> bool:
+        """Whether a reduce over `reduced_dims` mesh dims (SPEC §1.1) takes the hierarchical
+        schedule (hierarchical.py): it needs two dims or more; `hierarchical` asks for it, `auto`
+        chooses it when the buffer has more than `ring-threshold` elements."""
+        if reduced_dims < 2:
+            return False
+        if self.mode == AllreduceMode.AUTO:
+            return numel > self.ring_threshold
+        return self.mode == AllreduceMode.HIERARCHICAL
 
 
 def lower_allreduce(

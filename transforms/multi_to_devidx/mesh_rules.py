@@ -6,6 +6,7 @@ mesh_geometry.py; their rules are the one-axis ones.)
 | multi level | SPMD form | rule |
 |---|---|---|
 | COPY on(D) -> mesh(D) | the first replica's `stored(x)`, `clean`ed: no traffic without `none` dims | `CopyOnToMeshKeepsSlices` |
+| COPY mesh(D) -> mesh(D), the destination's splits refine the source's | `clean(stored(x))`: nothing moves | `CopyRefiningMeshKeepsBlocks` |
 | COPY with a mesh on either side | shifted fetches of the blocks that change owner | `CopyWithMeshFetchesMissingBlocks` |
 | shrink selecting one block of mesh dims | the shrink fetched from the block's owner in d's group | `ShrinkOfOneMeshBlockFetchesFromOwner` |
 """
@@ -55,6 +56,38 @@ class CopyOnToMeshKeepsSlices(MultiRule[multi.CopyOp]):
         if None in c.dst.mesh_axes:
             x = b.fetch(x, low.first_replica(b, c.dst_t, c.dst))
         return [low.clean(b, x, c.dst_t, c.dst)]
+
+
+class CopyRefiningMeshKeepsBlocks(MultiRule[multi.CopyOp]):
+    """COPY between two encodings of one mesh (same devices, same order, same mesh shape)
+    where the destination's split of every tensor axis refines the source's (the source's
+    mesh dims for that axis are a prefix of the destination's; `none` -> split included):
+    every device's destination block lies inside its source block, so nothing moves and the
+    result is the source's value `clean`ed to the destination block (examples/
+    mesh_matmul.mlir's operand copies). No fetch: the SPMD form does not carry the
+    shifted pieces of a large (expanded) operand until specialize-devices drops them."""
+
+    op_type = multi.CopyOp
+
+    def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
+        c = CopyRule.of(op)
+        src, dst = c.src, c.dst
+        if not (_is_mesh(src) and _is_mesh(dst)):
+            return False
+        assert isinstance(src, ShardAttr) and isinstance(dst, ShardAttr)
+        if src.device_names != dst.device_names or src.mesh_shape != dst.mesh_shape:
+            return False
+        rank = len(c.dst_t.get_shape())
+        return all(
+            dst.dims_of(a)[: len(src.dims_of(a))] == src.dims_of(a) for a in range(rank)
+        )
+
+    def lower(
+        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
+    ) -> Sequence[SSAValue]:
+        c = CopyRule.of(op)
+        assert isinstance(c.dst, ShardAttr)
+        return [low.clean(b, b.stored(operands[0]), c.dst_t, c.dst)]
 
 
 class CopyWithMeshFetchesMissingBlocks(MultiRule[multi.CopyOp]):

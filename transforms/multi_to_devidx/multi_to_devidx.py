@@ -14,6 +14,7 @@ op the first rule that applies wins (`multi_to_devidx_rules()` lists them in thi
 | MSELECT(x, i) | `select(d == i, x, invalid)` | `MselectToSelect` |
 | MSTACK(s0..sn) | `index(stack(s0..sn), k(d))` | `MstackToStackIndex` |
 | COPY on(D) -> mesh(D) | the first replica's buffer, `clean`ed (mesh_rules.py) | `CopyOnToMeshKeepsSlices` |
+| COPY mesh(D) -> mesh(D), refining splits | `clean(stored(x))` (mesh_rules.py) | `CopyRefiningMeshKeepsBlocks` |
 | COPY from or to a mesh | shifted fetches of the blocks that change owner | `CopyWithMeshFetchesMissingBlocks` |
 | COPY on(D) -> shard(D) | `clean(stored(x))`, nothing moves | `CopyKeepingSliceCleans` |
 | COPY on(D) -> on(E), both N > 1 | buffer i fetched by E[i] | `CopyPermutingBuffersFetches` |
@@ -102,6 +103,7 @@ from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
 )
 from xdsl_multi.transforms.multi_to_devidx.mesh_rules import (
     CopyOnToMeshKeepsSlices,
+    CopyRefiningMeshKeepsBlocks,
     CopyWithMeshFetchesMissingBlocks,
     ShrinkOfOneMeshBlockFetchesFromOwner,
 )
@@ -126,6 +128,7 @@ def multi_to_devidx_rules() -> list[MultiRule[Any]]:
         MselectToSelect(),
         MstackToStackIndex(),
         CopyOnToMeshKeepsSlices(),
+        CopyRefiningMeshKeepsBlocks(),
         CopyWithMeshFetchesMissingBlocks(),
         CopyKeepingSliceCleans(),
         CopyPermutingBuffersFetches(),
@@ -160,7 +163,10 @@ class MultiToDevidx(ModulePass):
     name = "multi-to-devidx"
 
     allreduce: str = "auto"
-    """naive | ring | all2all | auto (ring when N > 2 and numel > ring-threshold)."""
+    """naive | ring | all2all | hierarchical | auto (ring when N > 2 and numel >
+    ring-threshold; hierarchical for a reduce over two or more mesh dims of more than
+    ring-threshold elements). hierarchical applies to reduces over two or more mesh dims and
+    schedules the others as auto does."""
     ring_threshold: int = 256000
     collectives: str = "fetches"
     """fetches (SPEC §5: every allreduce is fetches) | ops (SPMD mode: an allreduce over every

@@ -3,6 +3,7 @@ local buffers: a reduce over the shard axis, a reduce off it, a shrink selecting
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -20,6 +21,7 @@ from xdsl_multi.transforms.multi_to_devidx.allreduce import (
     lower_allreduce,
     lower_group_allreduce,
 )
+from xdsl_multi.transforms.multi_to_devidx.hierarchical import lower_hierarchical_allreduce
 from xdsl_multi.transforms.multi_to_devidx.spmd_builder import SpmdBuilder, plain
 from xdsl_multi.transforms.value_facts import may_hold_invalid
 
@@ -60,10 +62,16 @@ class ReduceOverShardAxisToAllreduce(MultiRule[tg.ReduceOp]):
             members = low.numbers(enc.device_names)
             return [lower_allreduce(b, op.reduce_kind, partial, members, members, low.strategy)]
         dims = [i for i, a in enumerate(enc.mesh_axes) if a is not None and a in op.axes_list]
+        hierarchical = low.strategy.hierarchical(len(dims), math.prod(res_t.get_shape()))
         if low.strategy.as_ops and list(enc.device_names) == low.devices:
             groups = (enc.mesh_shape, tuple(dims))
+            algorithm = "hierarchical" if hierarchical else "naive"
             reduced = b.value(
-                devidx.AllreduceOp(op.reduce_kind, b.stored(partial), "naive", groups)
+                devidx.AllreduceOp(op.reduce_kind, b.stored(partial), algorithm, groups)
+            )
+        elif hierarchical:
+            reduced = lower_hierarchical_allreduce(
+                low, b, op.reduce_kind, partial, src_t, enc, dims
             )
         else:
             group = low.group_members(b, src_t, enc, dims)

@@ -35,3 +35,21 @@ func.func @half_a_group(%x: tensor<4xf32>) -> tensor<4xf32> {
   func.return %r : tensor<4xf32>
 }
 // CHECK: devidx-allreduce-groups-invalid.mlir:[[# @LINE - 3]]:3: error: devidx.allreduce: groups need both the mesh and the reduced dims
+
+// -----
+
+func.func @hierarchical_over_one_dim(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{devidx.allreduce: algorithm hierarchical needs groups over two or more mesh dims, found [1]}}
+  %r = devidx.allreduce add %x algorithm hierarchical groups [2, 2] over [1] : tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+// CHECK: devidx-allreduce-groups-invalid.mlir:[[# @LINE - 3]]:3: error: devidx.allreduce: algorithm hierarchical needs groups over two or more mesh dims, found [1]
+
+// -----
+
+func.func @hierarchical_without_groups(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{devidx.allreduce: algorithm hierarchical needs groups over two or more mesh dims, found no groups}}
+  %r = devidx.allreduce add %x algorithm hierarchical : tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+// CHECK: devidx-allreduce-groups-invalid.mlir:[[# @LINE - 3]]:3: error: devidx.allreduce: algorithm hierarchical needs groups over two or more mesh dims, found no groups

@@ -8,8 +8,10 @@
 func.func @grouped(%x: tensor<1x6xf32>, %b: memref<4xi32>) -> (tensor<1x6xf32>, memref<4xi32>) {
   %r = devidx.allreduce add %x algorithm naive groups [2, 3] over [1] : tensor<1x6xf32>
   %m = devidx.allreduce max %b algorithm naive groups [2, 2, 2] over [0, 2] : memref<4xi32>
+  %h = devidx.allreduce add %x algorithm hierarchical groups [2, 3] over [0, 1] : tensor<1x6xf32>
   func.return %r, %m : tensor<1x6xf32>, memref<4xi32>
 }
 
 // CHECK:      %r = devidx.allreduce add %x algorithm naive groups [2, 3] over [1] : tensor<1x6xf32>
 // CHECK-NEXT: %m = devidx.allreduce max %b algorithm naive groups [2, 2, 2] over [0, 2] : memref<4xi32>
+// CHECK-NEXT: %h = devidx.allreduce add %x algorithm hierarchical groups [2, 3] over [0, 1] : tensor<1x6xf32>

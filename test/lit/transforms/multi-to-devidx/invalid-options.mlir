@@ -1,5 +1,5 @@
 // RUN: not multi-opt %s -p 'multi-to-devidx{allreduce=bogus}' 2>&1 | filecheck %s
-// CHECK: allreduce=bogus is not one of auto, naive, ring, all2all
+// CHECK: allreduce=bogus is not one of auto, naive, ring, all2all, hierarchical
 // CHECK-NOT: Traceback
 
 module attributes {multi.devices = ["CPU:0"]} {
