@@ -19,7 +19,6 @@ from tinygrad.device import canonicalize_device
 from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import AxisType, Ops, UOp
 
-import xdsl_multi as xm
 from xdsl_multi.dialects import multi
 from xdsl_multi.frontends.tinygrad import UnsupportedGraph, import_tensors, run
 from xdsl_multi.frontends.tinygrad.shadow_plugin import (
@@ -179,12 +178,9 @@ def test_the_shadow_reads_tinygrads_mesh_sharded_buffers() -> None:
     np.testing.assert_array_equal(tinygrad_value(rows), x)
 
 
-def test_the_shadow_records_a_mesh_graph_as_unsupported_until_meshes_are_lowered(
-    tmp_path: Path,
-) -> None:
-    """Imported, and tinygrad's value read, but the compiled path rejects meshes: the record is
-    `unsupported` under the compiler's message, never a match. Once the lowering lands, the
-    same graph must match."""
+def test_the_shadow_compiles_a_mesh_graph_and_matches_it(tmp_path: Path) -> None:
+    """Imported, tinygrad's value read, compiled for threads (meshes are lowered) and
+    compared: the record is a match."""
     x = RNG.standard_normal((4, 6)).astype(np.float32)
     d = UOp.range(4, -1, AxisType.DEVICE)
     blocks = [x[r * 2 : r * 2 + 2, c * 3 : c * 3 + 3] for r in range(2) for c in range(2)]
@@ -194,22 +190,10 @@ def test_the_shadow_records_a_mesh_graph_as_unsupported_until_meshes_are_lowered
     report = tmp_path / "report.jsonl"
     plugin = ShadowPlugin(str(report), shadow=False)
     module, inputs = import_tensors(t)
-    lowered = True
-    try:
-        xm.compile(module.clone(), backend="threads").close()
-    except xm.CompileError as e:
-        assert "device meshes are not lowered yet" in e.message
-        lowered = False
     record = GraphRecord("t", 0, "error", "g")
     plugin._check(_Pending([t], [record], module, inputs, 0.0))
     (line,) = [json.loads(s) for s in report.read_text().splitlines()]
-    if lowered:
-        assert (line["kind"], line["reason"]) == ("matched", "")
-    else:
-        assert (line["kind"], line["reason"]) == (
-            "unsupported",
-            "compile: device meshes are not lowered yet (SPEC §1.1)",
-        )
+    assert (line["kind"], line["reason"]) == ("matched", "")
 
 
 def test_a_mesh_result_is_compared_with_every_device_buffer_tinygrad_realized() -> None:

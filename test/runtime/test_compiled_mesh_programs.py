@@ -1,8 +1,6 @@
 """Random programs on device meshes (random_programs.random_mesh_program), compiled on the
 threads backend, per device and in SPMD mode, give the reference interpreter's results and the
-numpy oracle's. The compiled pipeline does not lower meshes yet: while compiling raises exactly
-multi-to-devidx's "device meshes are not lowered yet" diagnostic, each case is skipped; any
-other error fails, and the cases run by themselves once the lowering lands (issue 15)."""
+numpy oracle's (issue 15)."""
 
 from __future__ import annotations
 
@@ -23,16 +21,10 @@ MESH_SEEDS = range(
 """Seeds 100..111 in CI; for a local soak, e.g.
 `XDSL_MULTI_MESH_PROGRAMS=300 XDSL_MULTI_MESH_SEED=1000 pytest -k random_mesh` (as
 compiled_runs.THREADS_RANDOM_SEEDS)."""
-NOT_LOWERED = "device meshes are not lowered yet (SPEC §1.1)"
 
 
 def compiled(text: str, mode: str) -> xm.Program:
-    try:
-        return xm.compile(text, backend="threads", spmd=mode == "spmd")
-    except xm.CompileError as e:
-        if NOT_LOWERED in e.message:
-            pytest.skip("meshes are not lowered yet (issue 15)")
-        raise
+    return xm.compile(text, backend="threads", spmd=mode == "spmd")
 
 
 @pytest.mark.parametrize("mode", MODES)

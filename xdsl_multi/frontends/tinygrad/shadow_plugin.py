@@ -76,10 +76,6 @@ class GraphRecord:
     line: str = field(default="graph")
 
 
-NOT_LOWERED = "device meshes are not lowered yet"
-"""The compiled pipeline's diagnostic for what only the interpreter runs yet (multi-to-devidx)."""
-
-
 class Unreadable(Exception):
     """tinygrad's realized value is in a form this plugin does not read."""
 
@@ -503,19 +499,12 @@ class ShadowPlugin:
 
     @staticmethod
     def _compile_failed(p: _Pending, theirs: list[np.ndarray | None], e: CompileError) -> None:
-        """A graph the IR expresses but the compiled path does not lower yet (device meshes,
-        SPEC §1.1, run only by the interpreter) is unsupported, under the compiler's own
-        message; any other compile error is an error (our bug)."""
+        """A graph that imports but does not compile is an error (our bug)."""
         for record, value in zip(p.records, theirs, strict=True):
             if value is None:
                 continue
-            if NOT_LOWERED in e.message:
-                record.kind = "unsupported"
-                said = e.message[e.message.index(NOT_LOWERED) :].split(", found")[0]
-                record.reason = f"compile: {said}"  # the pass's message, without the type
-            else:
-                record.kind, record.reason = "error", "compile or run: CompileError"
-                record.detail = _error_detail(e)
+            record.kind, record.reason = "error", "compile or run: CompileError"
+            record.detail = _error_detail(e)
 
     @staticmethod
     def _compare(
