@@ -136,13 +136,17 @@ class CopyFromOneDeviceScatters(MultiRule[multi.CopyOp]):
         return [low.scatter_from_one(b, operands[0], c.src, c.dst_t, c.dst)]
 
 
+def _as_collective_ops(low: FunctionLowering) -> bool:
+    """`collectives=ops` on more than one device: the copy becomes one collective op."""
+    return low.strategy.as_ops and len(low.devices) > 1
+
+
 def _collective_to_everyone(low: FunctionLowering, c: CopyRule) -> bool:
     """`collectives=ops`, N > 1, and a copy whose source and destination are over the
     module's every device (in any order)."""
     every = sorted(low.devices)
     return (
-        low.strategy.as_ops
-        and len(every) > 1
+        _as_collective_ops(low)
         and isinstance(c.dst, OnAttr)
         and sorted(c.dst.device_names) == every
     )
@@ -197,11 +201,8 @@ def _every_device(low: FunctionLowering, p: OnAttr | ShardAttr) -> bool:
     """`collectives=ops`, N > 1, and a one-axis shard over the module's every device (in any
     order)."""
     return (
-        low.strategy.as_ops
-        and len(low.devices) > 1
-        and isinstance(p, ShardAttr)
-        and not p.is_mesh
-        and p.mesh_axes[0] is not None
+        _as_collective_ops(low)
+        and _one_axis_shard(p)
         and sorted(p.device_names) == sorted(low.devices)
     )
 
@@ -350,6 +351,12 @@ def _one_axis_shard(p: OnAttr | ShardAttr) -> bool:
     return isinstance(p, ShardAttr) and not p.is_mesh and p.mesh_axes[0] is not None
 
 
+def _between_one_axis_shards(low: FunctionLowering, c: CopyRule) -> bool:
+    """`collectives=ops` on many devices, and a copy from a one-axis shard to a one-axis
+    shard (the all-to-all rules; they differ in the axes and device lists)."""
+    return _as_collective_ops(low) and _one_axis_shard(c.src) and _one_axis_shard(c.dst)
+
+
 def _to_front(b: SpmdBuilder, x: SSAValue, axis: int, back: bool = False) -> SSAValue:
     """x with `axis` moved to the front (`back`: the front axis moved back to `axis`)."""
     t = x.type
@@ -378,12 +385,7 @@ class CopyBetweenShardsOnOneAxisAlltoallOp(MultiRule[multi.CopyOp]):
     def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
         c = CopyRule.of(op)
         return (
-            low.strategy.as_ops
-            and len(low.devices) > 1
-            and _one_axis_shard(c.src)
-            and _one_axis_shard(c.dst)
-            and isinstance(c.src, ShardAttr)
-            and isinstance(c.dst, ShardAttr)
+            _between_one_axis_shards(low, c)
             and c.src.axis_index == c.dst.axis_index
             and list(c.src.device_names) != list(c.dst.device_names)
         )
@@ -421,12 +423,7 @@ class CopyBetweenShardsOnTwoAxesAlltoallOp(MultiRule[multi.CopyOp]):
     def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
         c = CopyRule.of(op)
         return (
-            low.strategy.as_ops
-            and len(low.devices) > 1
-            and _one_axis_shard(c.src)
-            and _one_axis_shard(c.dst)
-            and isinstance(c.src, ShardAttr)
-            and isinstance(c.dst, ShardAttr)
+            _between_one_axis_shards(low, c)
             and c.src.axis_index != c.dst.axis_index
         )
 
@@ -460,8 +457,7 @@ class CopyFromShardAllGathersOp(MultiRule[multi.CopyOp]):
     def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
         c = CopyRule.of(op)
         return (
-            low.strategy.as_ops
-            and len(low.devices) > 1
+            _as_collective_ops(low)
             and _one_axis_shard(c.src)
             and (isinstance(c.dst, OnAttr) or _one_axis_shard(c.dst))
         )
@@ -498,8 +494,7 @@ class CopyFromOneDeviceToSomeScattersOp(MultiRule[multi.CopyOp]):
     def applies(self, low: FunctionLowering, op: multi.CopyOp) -> bool:
         c = CopyRule.of(op)
         return (
-            low.strategy.as_ops
-            and len(low.devices) > 1
+            _as_collective_ops(low)
             and isinstance(c.src, OnAttr)
             and _one_axis_shard(c.dst)
         )
