@@ -20,7 +20,7 @@ from xdsl.ir import SSAValue
 
 from xdsl_multi.dialects import multi, tg
 from xdsl_multi.dialects.multi import CopyKind, OnAttr, ShardAttr, copy_kind, placement_of
-from xdsl_multi.transforms.multi_to_devidx.copy_rules import CopyRule
+from xdsl_multi.transforms.multi_to_devidx.copy_rules import CopyKeepingSliceCleans, CopyRule
 from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
     FunctionLowering,
     MultiRule,
@@ -58,13 +58,13 @@ class CopyOnToMeshKeepsSlices(MultiRule[multi.CopyOp]):
         return [low.clean(b, x, c.dst_t, c.dst)]
 
 
-class CopyRefiningMeshKeepsBlocks(MultiRule[multi.CopyOp]):
+class CopyRefiningMeshKeepsBlocks(CopyKeepingSliceCleans):
     """COPY between two encodings of one mesh (same devices, same order, same mesh shape)
     where the destination's split of every tensor axis refines the source's (the source's
     mesh dims for that axis are a prefix of the destination's; `none` -> split included):
     every device's destination block lies inside its source block, so nothing moves and the
     result is the source's value `clean`ed to the destination block (examples/
-    mesh_matmul.mlir's operand copies). No fetch: the SPMD form does not carry the
+    mesh_matmul.mlir's operand copies; lowered as CopyKeepingSliceCleans). No fetch: the SPMD form does not carry the
     shifted pieces of a large (expanded) operand until specialize-devices drops them."""
 
     op_type = multi.CopyOp
@@ -81,13 +81,6 @@ class CopyRefiningMeshKeepsBlocks(MultiRule[multi.CopyOp]):
         return all(
             dst.dims_of(a)[: len(src.dims_of(a))] == src.dims_of(a) for a in range(rank)
         )
-
-    def lower(
-        self, low: FunctionLowering, b: SpmdBuilder, op: multi.CopyOp, operands: Sequence[SSAValue]
-    ) -> Sequence[SSAValue]:
-        c = CopyRule.of(op)
-        assert isinstance(c.dst, ShardAttr)
-        return [low.clean(b, b.stored(operands[0]), c.dst_t, c.dst)]
 
 
 class CopyWithMeshFetchesMissingBlocks(MultiRule[multi.CopyOp]):
