@@ -46,7 +46,7 @@ if __name__ == "__main__":  # replay mode: make test/support importable
 from pipeline_check import ALLREDUCE, check_program, stages
 from random_programs import Program, programs, random_program
 
-NUM_PROGRAMS = int(os.environ.get("XDSL_MULTI_RANDOM_PROGRAMS", "300"))
+NUM_PROGRAMS = int(os.environ.get("XDSL_MULTI_RANDOM_PROGRAMS", "150"))
 
 
 @settings(
