@@ -54,6 +54,9 @@ class TilePolicy:
 
     rows: int = 8
     cols: int = 32
+    pack_bytes: int = 512 * 1024
+    """Largest panel of a reduced operand a tiled kernel packs (kernel_codegen.py): the K x
+    cols block of a matmul's B, copied once per tile column into a stack scratch buffer."""
 
 
 @dataclass
@@ -77,6 +80,8 @@ class KernelPlan:
     tiled: list[tg.ReduceOp] = field(default_factory=list)
     tile_rows: int = 1
     tile_cols: int = 1
+    pack_bytes: int = 0
+    """Largest K x cols panel of a strided reduced operand the tiles pack (0: none)."""
     alias: SSAValue | None = None
     constant: arith.ConstantOp | None = None
     segments: dict[Var, list[tuple[int, int]]] = field(default_factory=dict)
@@ -450,7 +455,8 @@ def shared_reductions(plans: list[KernelPlan]) -> set[SSAValue]:
 # --------------------------------------------------------------------------------------------
 
 
-def _linear_coefficient(load: SNode, v: Var) -> int | None:
+def linear_coefficient(load: SNode, v: Var) -> int | None:
+    """d offset / d v of a load's flat offset into its buffer (None: not affine in v)."""
     leaf, index = load.payload
     shape = shape_of(leaf)
     total = 0
@@ -478,12 +484,13 @@ def choose_tiling(plan: KernelPlan, policy: TilePolicy) -> None:
         for n in walk(r.operands):
             if n.kind != "load" or not (n.fv & rvars):
                 continue
-            ck, cj = _linear_coefficient(n, k), _linear_coefficient(n, j)
+            ck, cj = linear_coefficient(n, k), linear_coefficient(n, j)
             score_inner += ck in (0, 1)
             score_outer += cj in (0, 1)
     if score_outer <= score_inner:
         return
     plan.tiled = [r.reduce.origin for r in candidates]
     plan.tile_cols = policy.cols
+    plan.pack_bytes = policy.pack_bytes
     if len(plan.order) >= 2 and all(plan.order[-2] in r.fv for r in candidates):
         plan.tile_rows = policy.rows

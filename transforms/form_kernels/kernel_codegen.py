@@ -47,12 +47,18 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from xdsl_multi.dialects.element_types import is_bool, is_float
+from xdsl_multi.dialects.element_types import bit_width, is_bool, is_float
 from xdsl_multi.dialects.multi import KERNEL_ATTR, WRITES_ATTR, ReduceKind
 from xdsl_multi.transforms.form_kernels import index_maps as im
 from xdsl_multi.transforms.form_kernels.index_maps import Ix, Var
-from xdsl_multi.transforms.form_kernels.kernel_analysis import KernelPlan
-from xdsl_multi.transforms.form_kernels.scalar_graph import SNode, Valid, walk, zero_of
+from xdsl_multi.transforms.form_kernels.kernel_analysis import KernelPlan, linear_coefficient
+from xdsl_multi.transforms.form_kernels.scalar_graph import (
+    FillInfo,
+    SNode,
+    Valid,
+    walk,
+    zero_of,
+)
 
 MAX_CONSTANT_ELEMENTS = 65536
 """Largest non-splat constant a kernel writes out (element by element)."""
@@ -113,6 +119,8 @@ class KernelEmitter:
         self.var_at: dict[Var, tuple[Frame, SSAValue]] = {}
         self.memo: dict[int, tuple[SSAValue, Frame]] = {}
         self._feeds_add: set[int] = set()
+        self.packed: dict[int, SNode] = {}
+        """Loads of a reduced operand redirected to its packed panel (`pack_panels`)."""
 
     # -- loops ----------------------------------------------------------------------------
 
@@ -163,6 +171,10 @@ class KernelEmitter:
         hit = self.memo.get(node.id)
         if hit is not None and hit[1].open:
             return hit[0]
+        if node.id in self.packed:
+            result = self.value(self.packed[node.id])
+            self.memo[node.id] = (result, self.frame_of(node))
+            return result
         frame = self.frame_of(node)
         if node.kind == "var":
             result = self.var_at[node.payload][1]
@@ -462,6 +474,8 @@ class KernelEmitter:
                     groups[key] = []
                     order.append(key)
                 groups[key].append(n)
+        if ti is not None and rows > 1 and i_range is not None and i_range[1] > i_range[0]:
+            self.pack_panels(elements[:cols], groups, tj, ti, frames[-2])
         for key in order:
             nodes = groups[key]
             results = self.emit_reductions(nodes, tile_frame, tiled=True)
@@ -470,6 +484,87 @@ class KernelEmitter:
         for index, value, valid in elements:
             self.store(value, valid, index)
         self._close_all(frames)
+
+
+    def pack_panels(
+        self,
+        row0: list[tuple[tuple[Ix, ...], SNode, Valid]],
+        groups: dict[int, list[SNode]],
+        tj: Var,
+        ti: Var,
+        column_frame: Frame,
+    ) -> None:
+        """BLAS packing: a matmul's B is read along k with its row stride (4 KiB apart for
+        1024 columns of f32), so the K x cols panel a tile column walks maps to a few cache
+        sets and is evicted between row tiles. Each such panel is copied once per tile
+        column, before the loop over row tiles, into a contiguous scratch buffer
+        (`memref.alloca` of K x cols, a `fill` node), and the tiles load it from there.
+
+        Packed: the loads of a tiled reduction over one variable k that depend on k and the
+        tile column but not on the tile row, with unit stride along the columns and a stride
+        other than 0 or 1 along k, while the panels fit `plan.pack_bytes` together. `row0`
+        are the first row's tile elements, one per column c; a load of column c is the
+        column-0 load with tj shifted by c (nodes are interned), so each becomes a load of
+        the panel at [k, c]."""
+        g = self.g
+        cols = len(row0)
+        tiled = {n.id for nodes in groups.values() for n in nodes}
+        budget = self.plan.pack_bytes
+        columns: list[dict[int, SNode]] = []  # per column: candidate load id -> its k
+        ks: dict[int, Var] = {}
+        for _, value, valid in row0:
+            found: dict[int, SNode] = {}
+            reduces = [n for n in walk([value, *([valid] if isinstance(valid, SNode) else [])])
+                       if n.id in tiled and len(n.reduce.vars) == 1]
+            for r in reduces:
+                k = r.reduce.vars[0]
+                for n in walk(r.operands):
+                    if n.kind == "load" and self._packable(n, k, tj, ti, column_frame):
+                        found[n.id] = n
+                        ks[n.id] = k
+            columns.append(found)
+        for base in columns[0].values():
+            leaf, index = base.payload
+            k = ks[base.id]
+            t = base.type
+            size = k.extent * cols * _byte_width(t)
+            if size > budget:
+                continue
+            loads = []
+            for c in range(cols):
+                shifted = tuple(im.substitute(x, {tj: im.add_const(im.var(tj), c)}) for x in index)
+                load = g.load(leaf, shifted)
+                if load.id not in columns[c]:
+                    break
+                loads.append(load)
+            else:
+                budget -= size
+                kp, cp = g.new_var(k.lo, k.hi, "pk"), g.new_var(0, cols - 1, "pc")
+                generic = tuple(
+                    im.substitute(x, {tj: im.add(im.var(tj), im.var(cp)), k: im.var(kp)})
+                    for x in index
+                )
+                shape = (k.extent, cols)
+                fill = g.fill(FillInfo(leaf, generic, (), (kp, cp), shape), g.load(leaf, generic))
+                row = im.add_const(im.var(k), -k.lo)
+                for c, load in enumerate(loads):
+                    self.packed[load.id] = g.sload(fill, (row, im.const(c)))
+
+    def _packable(self, n: SNode, k: Var, tj: Var, ti: Var, column_frame: Frame) -> bool:
+        """A load strided along k, contiguous along the tile columns, the same for every tile
+        row, whose other variables are bound where the panel is filled."""
+        if k not in n.fv or tj not in n.fv or ti in n.fv:
+            return False
+        for v in n.fv - {k}:
+            bound = self.var_at.get(v)
+            if bound is None or bound[0].depth > column_frame.depth:
+                return False
+        ck = linear_coefficient(n, k)
+        return ck is not None and ck not in (0, 1) and linear_coefficient(n, tj) == 1
+
+
+def _byte_width(t: Attribute) -> int:
+    return max(1, bit_width(t) // 8)
 
 
 def _segments(v: Var, tile: int) -> list[tuple[tuple[int, int] | None, int]]:
