@@ -6,6 +6,7 @@
 | `PadWithZeroBoundsIsIdentity` | `pad x [[0, 0], ...]` -> x |
 | `ShrinkOfFullRangeIsIdentity` | `shrink x [[0, L0], ...]` -> x |
 | `ShrinkOfPadComposes` | `shrink(pad(x))` with static bounds -> `pad(shrink(x))` with composed bounds; a shrink that keeps only padding -> `devidx.invalid` (invalid pad) or the fill splat |
+| `ShrinkOfPadRecoversSource` | `shrink(pad(x, [[p, q]]), [[p, p + L]])` for x of length L, bounds static or SSA (the same `p`) -> x on that axis (SPMD mode's `shrink(pad(x, 4d), 4d)`) |
 | `ShrinkOfShrinkComposes` | `shrink(shrink(x, [a, b]), [c, d])` -> `shrink(x, [a + c, a + d])` |
 | `PadOfPadComposes` | `pad(pad(x, b1, V), b2, V)` with the same fill -> `pad(x, b1 + b2, V)` |
 
@@ -186,6 +187,46 @@ class ShrinkOfPadComposes(RewritePattern):
         rewriter.replace(op, new_ops, [value])
 
 
+def _same_bound(a: tg.Bound, b: tg.Bound) -> bool:
+    return a == b if isinstance(a, int) and isinstance(b, int) else a is b
+
+
+class ShrinkOfPadRecoversSource(RewritePattern):
+    """`shrink(pad(x, P), S)` where on some axes the shrink starts where the pad put x (the
+    same static bound or the same SSA value) and keeps x's length, and covers every other axis
+    whole: those axes are x's own, so the result is `pad(x)` without their padding (x itself
+    when no padding is left). The bounds may be symbolic: at the SPMD level the mesh bounds
+    are `4 * d`-like values, and without this the value would be kept at its padded logical
+    shape (BENCH W8's matmul in SPMD mode was a masked 1024 x 1024 kernel per device)."""
+
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tg.ShrinkOp, rewriter: PatternRewriter, /) -> None:
+        pad = op.source.owner
+        if not isinstance(pad, tg.PadOp) or not _no_encoding(pad.source.type):
+            return
+        x_shape, padded, out = _shape(pad.source), _shape(op.source), _shape(op.result)
+        bounds: list[tuple[tg.Bound, tg.Bound]] = []
+        recovered = False
+        for (s_lo, s_hi), (p_lo, p_hi), length, full, n in zip(
+            op.bounds, pad.bounds, x_shape, padded, out, strict=True
+        ):
+            if _same_bound(s_lo, p_lo) and n == length:
+                bounds.append((0, 0))
+                recovered = True
+            elif s_lo == 0 and s_hi == full:
+                bounds.append((p_lo, p_hi))
+            else:
+                return
+        if not recovered:
+            return
+        if all(b == (0, 0) for b in bounds):
+            rewriter.replace(op, [], [pad.source])
+        else:
+            rewriter.replace(op, tg.PadOp(pad.source, bounds, op.result.type, pad.value))
+
+
 class ShrinkOfShrinkComposes(RewritePattern):
     """`shrink(shrink(x, [[a, b]]), [[c, d]])` -> `shrink(x, [[a + c, a + d]])` (static bounds)."""
 
@@ -258,6 +299,7 @@ def pad_shrink_folding_patterns() -> list[RewritePattern]:
         PadWithZeroBoundsIsIdentity(),
         ShrinkOfFullRangeIsIdentity(),
         ShrinkOfPadComposes(),
+        ShrinkOfPadRecoversSource(),
         ShrinkOfShrinkComposes(),
         PadOfPadComposes(),
     ]

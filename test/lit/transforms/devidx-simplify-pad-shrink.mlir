@@ -127,3 +127,35 @@ module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
     func.return %g : tensor<7x2xf32>
   }
 }
+
+// -----
+
+// ShrinkOfPadRecoversSource: at the SPMD level a mesh block is padded to its place (rows
+// [2d, 2d + 2) of 4) and shrunk back with the same symbolic bound: the shrink gives the block
+// back on that axis (x itself once no axis keeps padding), whatever d is. A shrink that starts
+// elsewhere, or does not cover another axis whole, is left alone.
+// CHECK-LABEL: func.func @shrink_of_pad_recovers_source(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3xf32>)
+// CHECK:         %[[LO:.*]] = arith.muli
+// CHECK:         %[[P:.*]] = tg.pad %[[X]] [[%[[LO]], %{{.*}}], [0, 1]] invalid : tensor<2x3xf32> -> tensor<4x4xf32>
+// CHECK-NEXT:    %[[C:.*]] = tg.pad %[[X]] [[0, 0], [0, 1]] invalid : tensor<2x3xf32> -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[O:.*]] = tg.shrink %[[P]] [[1, 3], [0, 4]] : tensor<4x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT:    func.return %[[X]], %[[C]], %[[O]]
+module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
+  func.func @shrink_of_pad_recovers_source(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+    %dn = devidx.device_num : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %d = arith.remsi %dn, %c2 : index
+    %lo = arith.muli %d, %c2 : index
+    %e = arith.subi %c1, %d : index
+    %hi = arith.muli %e, %c2 : index
+    %p = tg.pad %x [[%lo, %hi], [0, 1]] invalid : tensor<2x3xf32> -> tensor<4x4xf32>
+    %up = arith.addi %lo, %c2 : index
+    %rows = tg.shrink %p [[%lo, %up], [0, 4]] : tensor<4x4xf32> -> tensor<2x4xf32>
+    %both = tg.shrink %rows [[0, 2], [0, 3]] : tensor<2x4xf32> -> tensor<2x3xf32>
+    %rows2 = tg.shrink %p [[%lo, %up], [0, 4]] : tensor<4x4xf32> -> tensor<2x4xf32>
+    %other = tg.shrink %p [[1, 3], [0, 4]] : tensor<4x4xf32> -> tensor<2x4xf32>
+    func.return %both, %rows2, %other : tensor<2x3xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  }
+}
