@@ -11,7 +11,8 @@ For each kernel:
    first: xDSL's cse costs about 0.3 ms per op on big kernels, and LLVM's EarlyCSE/GVN do the
    same work in a fraction of that time);
 2. block arguments other than memrefs get their llvm types (index -> i64, bf16 -> f32);
-3. one walk, in block order, of the arith, math, memref and terminator lowerings
+3. one walk, in block order, of the arith, math, memref and terminator lowerings (walker.py:
+   each op goes to the patterns that name it)
    (arith_to_llvm.py, math_to_llvm.py, memref_to_llvm.py, func_to_llvm.py, devidx_to_llvm.py
    for SPMD mode's `devidx.lookup` tables): an op's operands
    are already lowered when it is rewritten, except memrefs, which keep their type (and so their
@@ -58,6 +59,7 @@ from xdsl_multi.lowering.func_to_llvm import (
 from xdsl_multi.lowering.llvm_types import lower_type, same_body
 from xdsl_multi.lowering.math_to_llvm import MATH_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.memref_to_llvm import MEMREF_TO_LLVM_PATTERNS, AllocaToLLVM
+from xdsl_multi.lowering.walker import LoweringWalker
 
 
 def find_kernels(module: ModuleOp) -> Iterator[tuple[func.FuncOp, int | None]]:
@@ -131,7 +133,7 @@ def check_lowered(kernel: func.FuncOp) -> None:
 
 
 _LOWER_SCF = GreedyRewritePatternApplier([IfLowering(), ForLowering()])
-_TO_LLVM = GreedyRewritePatternApplier(
+_TO_LLVM = LoweringWalker(
     [
         *ARITH_TO_LLVM_PATTERNS,
         *MATH_TO_LLVM_PATTERNS,
@@ -140,7 +142,7 @@ _TO_LLVM = GreedyRewritePatternApplier(
         *DEVIDX_TO_LLVM_PATTERNS,
     ]
 )
-_ALLOCA_TO_LLVM = AllocaToLLVM()
+_ALLOCA_TO_LLVM = LoweringWalker([AllocaToLLVM()], dce=False)
 
 
 def lower_scalar_block_args(kernel: func.FuncOp) -> None:
@@ -174,8 +176,8 @@ def lower_kernel(
         return llvm_func
     PatternRewriteWalker(_LOWER_SCF).rewrite_region(kernel.body)
     lower_scalar_block_args(kernel)
-    PatternRewriteWalker(_TO_LLVM, apply_recursively=False).rewrite_region(kernel.body)
-    PatternRewriteWalker(_ALLOCA_TO_LLVM, apply_recursively=False).rewrite_region(kernel.body)
+    _TO_LLVM.rewrite_region(kernel.body)
+    _ALLOCA_TO_LLVM.rewrite_region(kernel.body)
     check_lowered(kernel)
     module = kernel.parent_op()
     assert isinstance(module, ModuleOp)
