@@ -27,7 +27,7 @@ from typing import ClassVar
 
 from xdsl.ir import Operation, Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 
@@ -74,3 +74,20 @@ class LoweringWalker:
 
 def _raise_for(op: Operation, err: Exception) -> None:
     op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
+
+
+def erase_dead_ops(region: Region) -> None:
+    """Erase every op of `region` that is trivially dead, and those that become so, as the
+    greedy applier's dead code elimination does over repeated walks (xDSL's
+    `is_trivially_dead`): one walk from the last op back, rechecking the definitions of an
+    erased op's operands."""
+    stack = list(region.walk())
+    gone: set[Operation] = set()
+    while stack:
+        op = stack.pop()
+        if op in gone or not is_trivially_dead(op):
+            continue
+        owners = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+        gone.update(op.walk())
+        Rewriter.erase_op(op)
+        stack.extend(o for o in owners if o not in gone)
