@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func, llvm, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, i64
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import SymbolTable
@@ -194,7 +194,7 @@ def lower_kernel(
         assert isinstance(module, ModuleOp)
         called = _is_called(module, kernel.sym_name.data)
     if twin is not None:
-        llvm_func = twin.clone()
+        llvm_func = clone_function(twin)
         llvm_func.sym_name = StringAttr(name)
         if device is not None:
             llvm_func.attributes[KERNEL_DEVICE_ATTR] = IntegerAttr(device, i64)
@@ -262,6 +262,46 @@ class ConvertToLLVM(ModulePass):
             called = kernel.sym_name.data in calls[kernel.parent_op()]
             lowered[k] = lower_kernel(kernel, device, lowered[twin], called=called)
         name_shared_declarations(op)
+
+
+def clone_function(op: llvm.FuncOp) -> llvm.FuncOp:
+    """`op.clone()` for an llvm function whose body has no nested regions (a lowered
+    kernel): the same ops, attributes, locations and name hints, each op built once with its
+    operands (xDSL's clone sets every op's operands twice and walks the body twice)."""
+    new = op.clone_without_regions()
+    values: dict[SSAValue, SSAValue] = {}
+    blocks: dict[Block, Block] = {}
+    for block in op.body.blocks:
+        copy = Block(arg_types=block.arg_types)
+        for arg, new_arg in zip(block.args, copy.args, strict=True):
+            new_arg.name_hint, new_arg.location = arg.name_hint, arg.location
+            values[arg] = new_arg
+        blocks[block] = copy
+        new.body.add_block(copy)
+    later: list[tuple[Operation, Operation]] = []  # ops using a value defined further down
+    for block in op.body.blocks:
+        ops: list[Operation] = []
+        for inner in block.ops:
+            assert not inner.regions, inner.name
+            operands = [values.get(v) for v in inner.operands]
+            copy = type(inner).create(
+                operands=[v for v in operands if v is not None],
+                result_types=inner.result_types,
+                properties=inner.properties,
+                attributes=inner.attributes,
+                location=inner.location,
+                successors=[blocks.get(b, b) for b in inner.successors],
+            )
+            if len(copy.operands) != len(operands):
+                later.append((inner, copy))
+            for result, new_result in zip(inner.results, copy.results, strict=True):
+                new_result.name_hint = result.name_hint
+                values[result] = new_result
+            ops.append(copy)
+        blocks[block].add_ops(ops)
+    for inner, copy in later:
+        copy.operands = [values.get(v, v) for v in inner.operands]
+    return new
 
 
 def _declare_callees(llvm_func: llvm.FuncOp, twin: llvm.FuncOp, module: ModuleOp) -> None:

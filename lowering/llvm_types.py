@@ -233,6 +233,14 @@ def same_body(a: Region, b: Region, *, name_hints: bool = False) -> bool:
             seen[u] = v
         return True
 
+    def same_uses(us: Sequence[SSAValue | Block], vs: Sequence[SSAValue | Block]) -> bool:
+        if len(us) != len(vs):
+            return False
+        for u, v in zip(us, vs):
+            if seen.get(u) is not v:
+                return False
+        return True
+
     regions = [(a, b)]
     while regions:
         ra, rb = regions.pop()
@@ -251,13 +259,12 @@ def same_body(a: Region, b: Region, *, name_hints: bool = False) -> bool:
                     o.name != p.name
                     or o.properties != p.properties
                     or o.attributes != p.attributes
-                    or len(o.operands) != len(p.operands)
-                    or len(o.successors) != len(p.successors)
+                    or not same_uses(o.operands, p.operands)
+                    or ((o.successors or p.successors) and not same_uses(o.successors, p.successors))
                     or len(o.regions) != len(p.regions)
-                    or any(seen.get(u) is not v for u, v in zip(o.operands, p.operands))
-                    or any(seen.get(u) is not v for u, v in zip(o.successors, p.successors))
                     or not same_values(o.results, p.results)
                 ):
                     return False
-                regions.extend(zip(o.regions, p.regions))
+                if o.regions:
+                    regions.extend(zip(o.regions, p.regions))
     return True
