@@ -12,10 +12,10 @@ For each kernel:
    without its repeated walks; no cse first: xDSL's cse costs about 0.3 ms per op on big
    kernels, and LLVM's EarlyCSE/GVN do the same work in a fraction of that time);
 2. block arguments other than memrefs get their llvm types (index -> i64, bf16 -> f32);
-3. one walk, in block order, of the arith, math, memref and terminator lowerings (walker.py:
-   each op goes to the patterns that name it)
+3. one walk, in block order, of the arith, math, memref and terminator lowerings
    (arith_to_llvm.py, math_to_llvm.py, memref_to_llvm.py, func_to_llvm.py, devidx_to_llvm.py
-   for SPMD mode's `devidx.lookup` tables): an op's operands
+   for SPMD mode's `devidx.lookup` tables; walker.py gives each op to the patterns that name
+   it): an op's operands
    are already lowered when it is rewritten, except memrefs, which keep their type (and so their
    shape) for the loads and stores; the op's own result types are still the kernel-level ones;
 4. a second walk turns `memref.alloca` into `llvm.alloca`;
@@ -155,7 +155,7 @@ class ForToBranches(ForLowering, LoweringPattern):
     ops = (scf.ForOp.name,)
 
 
-_LOWER_SCF = LoweringWalker([IfToBranches(), ForToBranches()], dce=False)
+_LOWER_SCF = LoweringWalker([IfToBranches(), ForToBranches()])
 _TO_LLVM = LoweringWalker(
     [
         *ARITH_TO_LLVM_PATTERNS,
@@ -165,7 +165,7 @@ _TO_LLVM = LoweringWalker(
         *DEVIDX_TO_LLVM_PATTERNS,
     ]
 )
-_ALLOCA_TO_LLVM = LoweringWalker([AllocaToLLVM()], dce=False)
+_ALLOCA_TO_LLVM = LoweringWalker([AllocaToLLVM()])
 
 
 def lower_scalar_block_args(kernel: func.FuncOp) -> None:

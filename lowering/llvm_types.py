@@ -260,7 +260,9 @@ def same_body(a: Region, b: Region, *, name_hints: bool = False) -> bool:
                     or o.properties != p.properties
                     or o.attributes != p.attributes
                     or not same_uses(o.operands, p.operands)
-                    or ((o.successors or p.successors) and not same_uses(o.successors, p.successors))
+                    or (
+                        (o.successors or p.successors) and not same_uses(o.successors, p.successors)
+                    )
                     or len(o.regions) != len(p.regions)
                     or not same_values(o.results, p.results)
                 ):

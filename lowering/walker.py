@@ -11,8 +11,8 @@ rewrite; on the matmul kernels that bookkeeping cost as much as building the llv
 - the walk is one pass in block order over the ops the region had when it started (what
   `PatternRewriteWalker(..., apply_recursively=False)` visits): ops that a rewrite creates are
   not visited again;
-- with `dce` (the greedy applier's default) an op that is trivially dead when the walk reaches
-  it is erased instead of lowered;
+- it erases no dead code: the greedy applier's dead code elimination is `erase_dead_ops`, run
+  once before the walks (an op the kernel lowerings visit later has a user, or an effect);
 - a pattern's error becomes the op's diagnostic, as in xDSL's walker.
 
 The rewrites go through one `PatternRewriter` (no listeners), so a pattern's `replace` names
@@ -40,8 +40,7 @@ class LoweringPattern(RewritePattern, ABC):
 class LoweringWalker:
     """Walk a region once, giving each op to the patterns named for it (module docstring)."""
 
-    def __init__(self, patterns: Sequence[LoweringPattern], *, dce: bool = True) -> None:
-        self.dce = dce
+    def __init__(self, patterns: Sequence[LoweringPattern]) -> None:
         self.by_name: dict[str, tuple[LoweringPattern, ...]] = {}
         for pattern in patterns:
             for name in pattern.ops:
@@ -53,17 +52,14 @@ class LoweringWalker:
             return
         rewriter = PatternRewriter(ops[0])
         for op in ops:
-            patterns = self.by_name.get(op.name, ())
-            if not patterns and not self.dce:
+            patterns = self.by_name.get(op.name)
+            if patterns is None:
                 continue
             rewriter.has_done_action = False
             rewriter.current_operation = op
             rewriter.insertion_point = InsertPoint.before(op)
             rewriter.name_hint = None
             try:
-                if self.dce and is_trivially_dead(op):
-                    rewriter.erase(op)
-                    continue
                 for pattern in patterns:
                     pattern.match_and_rewrite(op, rewriter)
                     if rewriter.has_done_action:

@@ -65,7 +65,9 @@ PAIRS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("fast, built", PAIRS, ids=[f"{p[1].name}-{k}" for k, p in enumerate(PAIRS)])
+@pytest.mark.parametrize(
+    "fast, built", PAIRS, ids=[f"{p[1].name}-{k}" for k, p in enumerate(PAIRS)]
+)
 def test_op_is_the_constructors(fast: Operation, built: Operation) -> None:
     assert shape(fast) == shape(built)
     if not fast.successors:  # a branch verifies only inside a region

@@ -12,6 +12,7 @@ import pstats
 from pathlib import Path
 
 import pytest
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
@@ -19,13 +20,21 @@ from xdsl.printer import Printer
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
 from xdsl_multi.dialects import make_context
-from xdsl_multi.lowering.convert_to_llvm import (
-    _LOWER_SCF,  # pyright: ignore[reportPrivateUsage]
+from xdsl_multi.lowering.arith_to_llvm import ARITH_TO_LLVM_PATTERNS
+from xdsl_multi.lowering.convert_to_llvm import (  # pyright: ignore[reportPrivateUsage]
+    _ALLOCA_TO_LLVM,
+    _LOWER_SCF,
+    _TO_LLVM,
     ConvertToLLVM,
     clone_function,
     find_kernels,
+    lower_scalar_block_args,
 )
+from xdsl_multi.lowering.devidx_to_llvm import DEVIDX_TO_LLVM_PATTERNS
+from xdsl_multi.lowering.func_to_llvm import FUNC_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.llvm_target import kernels_llvm_ir, llvm_ops
+from xdsl_multi.lowering.math_to_llvm import MATH_TO_LLVM_PATTERNS
+from xdsl_multi.lowering.memref_to_llvm import MEMREF_TO_LLVM_PATTERNS, AllocaToLLVM
 from xdsl_multi.lowering.walker import erase_dead_ops
 from xdsl_multi.pipeline import lower_for_runtime
 
@@ -144,3 +153,52 @@ def test_lowering_does_not_use_xdsls_generic_op_builder() -> None:
     }
     assert calls.get("irdl_op_init", 0) < 20, calls.get("irdl_op_init")
     assert calls.get("_process_worklist", 0) == 0  # no xDSL pattern walker
+
+
+def greedy_lowering(kernel: func.FuncOp) -> None:
+    """The kernel's body lowered by xDSL's drivers, as convert-to-llvm did before: a greedy
+    scf-to-cf walk, then one greedy applier with every lowering (dead code erased on the way),
+    then the alloca walk."""
+    PatternRewriteWalker(GreedyRewritePatternApplier([IfLowering(), ForLowering()])).rewrite_region(
+        kernel.body
+    )
+    lower_scalar_block_args(kernel)
+    every = [
+        *ARITH_TO_LLVM_PATTERNS,
+        *MATH_TO_LLVM_PATTERNS,
+        *MEMREF_TO_LLVM_PATTERNS,
+        *FUNC_TO_LLVM_PATTERNS,
+        *DEVIDX_TO_LLVM_PATTERNS,
+    ]
+    walker = PatternRewriteWalker(GreedyRewritePatternApplier(every), apply_recursively=False)
+    walker.rewrite_region(kernel.body)
+    PatternRewriteWalker(AllocaToLLVM(), apply_recursively=False).rewrite_region(kernel.body)
+
+
+KERNEL_SOURCES = [
+    ("dead-code", DEAD_CODE, False),
+    ("uneven-spmd", (ROOT / "examples" / "uneven.mlir").read_text(), True),
+    ("copies-spmd", (ROOT / "examples" / "copies.mlir").read_text(), True),
+    ("c1-spmd", (ROOT / "bench" / "programs" / "c1_chain.mlir").read_text(), True),
+]
+
+
+@pytest.mark.parametrize(
+    "text, spmd", [s[1:] for s in KERNEL_SOURCES], ids=[s[0] for s in KERNEL_SOURCES]
+)
+def test_kernel_bodies_are_those_of_xdsls_drivers(text: str, spmd: bool) -> None:
+    ours, theirs = parse(text), parse(text)
+    stop = lambda name, apply: None if name.startswith("convert") else apply()
+    lower_for_runtime(ours, stop, spmd=spmd)
+    lower_for_runtime(theirs, stop, spmd=spmd)
+    pairs = list(zip(find_kernels(ours), find_kernels(theirs), strict=True))
+    assert pairs
+    for (kernel, _), (other, _) in pairs:
+        erase_dead_ops(kernel.body)
+        _LOWER_SCF.rewrite_region(kernel.body)
+        lower_scalar_block_args(kernel)
+        _TO_LLVM.rewrite_region(kernel.body)
+        _ALLOCA_TO_LLVM.rewrite_region(kernel.body)
+        greedy_lowering(other)
+        assert printed(kernel) == printed(other)  # type: ignore[arg-type]
+        assert all(op.name.startswith("llvm.") for op in kernel.body.walk())
