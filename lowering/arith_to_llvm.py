@@ -31,9 +31,10 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 from xdsl_multi.dialects.element_types import bit_width, is_bf16
+from xdsl_multi.lowering import llvm_ops
 from xdsl_multi.lowering.llvm_types import (
     FAST_MATH,
     OpList,
@@ -47,6 +48,7 @@ from xdsl_multi.lowering.llvm_types import (
     round_to_bf16,
     type_suffix,
 )
+from xdsl_multi.lowering.walker import LoweringPattern
 
 
 def _bf16_value(x: float) -> float:
@@ -59,8 +61,10 @@ def _bf16_value(x: float) -> float:
     return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
-class ConstantToLLVM(RewritePattern):
+class ConstantToLLVM(LoweringPattern):
     """`arith.constant 3 : index` -> `llvm.mlir.constant(3) : i64` (scalars only)."""
+
+    ops = (arith.ConstantOp.name,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter, /):
@@ -79,7 +83,7 @@ class ConstantToLLVM(RewritePattern):
 # Integer arithmetic
 # ---------------------------------------------------------------------------------------------
 
-_INT_BINARY: dict[type[Operation], Callable[..., Operation]] = {
+_INT_BINARY: dict[type[Operation], type[llvm.ArithmeticBinOpOverflow]] = {
     arith.AddiOp: llvm.AddOp,
     arith.SubiOp: llvm.SubOp,
     arith.MuliOp: llvm.MulOp,
@@ -92,14 +96,17 @@ _INT_BITWISE: dict[type[Operation], Callable[..., Operation]] = {
 }
 
 
-class IntBinaryToLLVM(RewritePattern):
+class IntBinaryToLLVM(LoweringPattern):
     """addi subi muli (keeping nsw/nuw) and andi ori xori."""
+
+    ops = tuple(op.name for op in (*_INT_BINARY, *_INT_BITWISE))
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if (make := _INT_BINARY.get(type(op))) is not None:
             assert isinstance(op, arith.SignlessIntegerBinaryOperationWithOverflow)
             flags = [llvm.OverflowFlag(f.value) for f in op.overflow_flags.data]
-            rewriter.replace(op, make(op.lhs, op.rhs, overflow=llvm.OverflowAttr(flags or "none")))
+            overflow = llvm_ops.overflow_bits(llvm.OverflowAttr(flags or "none"))
+            rewriter.replace(op, llvm_ops.int_binary(make, op.lhs, op.rhs, overflow))
         elif (make := _INT_BITWISE.get(type(op))) is not None:
             rewriter.replace(op, make(op.operands[0], op.operands[1]))
 
@@ -112,27 +119,33 @@ _MIN_MAX: dict[type[Operation], str] = {
 }
 
 
-class IntMinMaxToLLVM(RewritePattern):
+class IntMinMaxToLLVM(LoweringPattern):
     """maxsi minsi maxui minui -> icmp + select (LLVM turns them into smax/umin...)."""
+
+    ops = tuple(op.name for op in _MIN_MAX)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if (predicate := _MIN_MAX.get(type(op))) is None:
             return
         a, b = op.operands
         cmp = icmp(a, b, predicate)
-        rewriter.replace(op, [cmp, llvm.SelectOp(cmp, a, b)])
+        rewriter.replace(op, [cmp, llvm_ops.select(cmp.res, a, b)])
 
 
-class IntDivRemToLLVM(RewritePattern):
+_DIV_REM = (
+    arith.DivSIOp, arith.RemSIOp, arith.FloorDivSIOp, arith.CeilDivSIOp,
+    arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp,
+)  # fmt: skip
+
+
+class IntDivRemToLLVM(LoweringPattern):
     """divsi divui remsi remui floordivsi ceildivsi ceildivui, with x / 0 = 0 and x % 0 = 0;
     INT_MIN / -1 wraps to INT_MIN (signed division by -1 is computed as 0 - x)."""
 
+    ops = tuple(op.name for op in _DIV_REM)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        kinds = (
-            arith.DivSIOp, arith.RemSIOp, arith.FloorDivSIOp, arith.CeilDivSIOp,
-            arith.DivUIOp, arith.RemUIOp, arith.CeilDivUIOp,
-        )  # fmt: skip
-        if not isinstance(op, kinds):
+        if not isinstance(op, _DIV_REM):
             return
         a, d = op.operands
         t = lower_type(op.results[0].type)
@@ -178,12 +191,17 @@ class IntDivRemToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
-class ShiftToLLVM(RewritePattern):
+_SHIFTS = (arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp)
+
+
+class ShiftToLLVM(LoweringPattern):
     """shli shrui shrsi; the amount is read as unsigned and a shift by >= width gives 0
     (shli, shrui) or the sign fill (shrsi)."""
 
+    ops = tuple(op.name for op in _SHIFTS)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if not isinstance(op, arith.ShLIOp | arith.ShRUIOp | arith.ShRSIOp):
+        if not isinstance(op, _SHIFTS):
             return
         a, amount = op.operands
         t = lower_type(op.results[0].type)
@@ -202,24 +220,28 @@ class ShiftToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
-class CmpiToLLVM(RewritePattern):
+class CmpiToLLVM(LoweringPattern):
+    ops = (arith.CmpiOp.name,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.CmpiOp, rewriter: PatternRewriter, /):
         predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
         rewriter.replace(op, icmp(op.lhs, op.rhs, predicate))
 
 
-class SelectToLLVM(RewritePattern):
+class SelectToLLVM(LoweringPattern):
+    ops = (arith.SelectOp.name,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.SelectOp, rewriter: PatternRewriter, /):
-        rewriter.replace(op, llvm.SelectOp(op.cond, op.lhs, op.rhs))
+        rewriter.replace(op, llvm_ops.select(op.cond, op.lhs, op.rhs))
 
 
 # ---------------------------------------------------------------------------------------------
 # Float arithmetic
 # ---------------------------------------------------------------------------------------------
 
-_FLOAT_BINARY: dict[type[Operation], Callable[..., Operation]] = {
+_FLOAT_BINARY: dict[type[Operation], type[llvm.AbstractFloatArithOp]] = {
     arith.AddfOp: llvm.FAddOp,
     arith.SubfOp: llvm.FSubOp,
     arith.MulfOp: llvm.FMulOp,
@@ -234,27 +256,33 @@ _FLOAT_MIN_MAX: dict[type[Operation], str] = {
 }
 
 
-class FloatBinaryToLLVM(RewritePattern):
+class FloatBinaryToLLVM(LoweringPattern):
     """addf subf mulf divf with `reassoc contract` (docs/decisions.md)."""
+
+    ops = tuple(op.name for op in _FLOAT_BINARY)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if (make := _FLOAT_BINARY.get(type(op))) is None:
             return
         t = op.results[0].type
         b = OpList()
-        result = b.add(make(op.operands[0], op.operands[1], FAST_MATH))
+        result = b.add(llvm_ops.float_binary(make, op.operands[0], op.operands[1], FAST_MATH))
         finish_float(b, result, t)
         rewriter.replace(op, b.ops)
 
 
-class NegfToLLVM(RewritePattern):
+class NegfToLLVM(LoweringPattern):
+    ops = (arith.NegfOp.name,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.NegfOp, rewriter: PatternRewriter, /):
         rewriter.replace(op, llvm.FNegOp(op.operand, FAST_MATH))
 
 
-class FloatMinMaxToLLVM(RewritePattern):
+class FloatMinMaxToLLVM(LoweringPattern):
     """maximumf minimumf (NaN-propagating) maxnumf minnumf (NaN-ignoring) -> intrinsics."""
+
+    ops = tuple(op.name for op in _FLOAT_MIN_MAX)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if (name := _FLOAT_MIN_MAX.get(type(op))) is None:
@@ -264,7 +292,9 @@ class FloatMinMaxToLLVM(RewritePattern):
         rewriter.replace(op, call)
 
 
-class CmpfToLLVM(RewritePattern):
+class CmpfToLLVM(LoweringPattern):
+    ops = (arith.CmpfOp.name,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.CmpfOp, rewriter: PatternRewriter, /):
         predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
@@ -288,12 +318,16 @@ def _int_resize(b: OpList, x: SSAValue, src: Attribute, dst: Attribute, signed: 
         b.add(llvm.TruncOp(x, lower_type(dst)))
 
 
-class IntCastToLLVM(RewritePattern):
+_INT_CASTS = (arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.IndexCastOp)
+
+
+class IntCastToLLVM(LoweringPattern):
     """extsi extui trunci index_cast index_castui."""
 
+    ops = (*(op.name for op in _INT_CASTS), "arith.index_castui")
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        kinds = (arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.IndexCastOp)
-        if not isinstance(op, kinds) and op.name != "arith.index_castui":
+        if not isinstance(op, _INT_CASTS) and op.name != "arith.index_castui":
             return
         src, dst = op.operands[0].type, op.results[0].type
         signed = isinstance(op, arith.ExtSIOp | arith.IndexCastOp)
@@ -305,9 +339,11 @@ class IntCastToLLVM(RewritePattern):
             rewriter.replace(op, [], [op.operands[0]])
 
 
-class IntToFloatToLLVM(RewritePattern):
+class IntToFloatToLLVM(LoweringPattern):
     """sitofp; uitofp (zero-extended to i64 first; an i64 above INT64_MAX is halved with its
     low bit kept, converted and doubled, which rounds once, as C compilers do)."""
+
+    ops = (arith.SIToFPOp.name, arith.UIToFPOp.name)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, arith.SIToFPOp | arith.UIToFPOp):
@@ -331,8 +367,10 @@ class IntToFloatToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
-class FloatToIntToLLVM(RewritePattern):
+class FloatToIntToLLVM(LoweringPattern):
     """fptosi fptoui -> llvm.fpto[su]i.sat: truncate, saturate to the range, NaN gives 0."""
+
+    ops = (arith.FPToSIOp.name, arith.FPToUIOp.name)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
@@ -343,9 +381,11 @@ class FloatToIntToLLVM(RewritePattern):
         rewriter.replace(op, intrinsic(name, [op.operands[0]], dst))
 
 
-class FloatCastToLLVM(RewritePattern):
+class FloatCastToLLVM(LoweringPattern):
     """extf truncf; bf16 is f32 in registers, so bf16 -> f32 is free and anything -> bf16
     rounds (f64 -> bf16 goes through f32, as in the interpreter); f64 -> f16 rounds once."""
+
+    ops = (arith.ExtFOp.name, arith.TruncFOp.name)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, arith.ExtFOp | arith.TruncFOp):
@@ -367,8 +407,10 @@ class FloatCastToLLVM(RewritePattern):
             rewriter.replace(op, [], [x])
 
 
-class BitcastToLLVM(RewritePattern):
+class BitcastToLLVM(LoweringPattern):
     """arith.bitcast; a bf16 is the top half of its f32's bits."""
+
+    ops = (arith.BitcastOp.name,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.BitcastOp, rewriter: PatternRewriter, /):
@@ -385,7 +427,7 @@ class BitcastToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
-ARITH_TO_LLVM_PATTERNS: tuple[RewritePattern, ...] = (
+ARITH_TO_LLVM_PATTERNS: tuple[LoweringPattern, ...] = (
     ConstantToLLVM(),
     IntBinaryToLLVM(),
     IntMinMaxToLLVM(),
@@ -403,4 +445,4 @@ ARITH_TO_LLVM_PATTERNS: tuple[RewritePattern, ...] = (
     FloatCastToLLVM(),
     BitcastToLLVM(),
 )
-"""Every arith lowering, for one GreedyRewritePatternApplier."""
+"""Every arith lowering, in the order the walker offers them an op."""

@@ -7,13 +7,15 @@ in the device modules (`builtin.module @device_K {devidx.device = K}`) one level
 else in the module changes: the host schedule (`@main`) stays as it is.
 
 For each kernel:
-1. scf.for / scf.if to cf branches (xDSL's scf-to-cf patterns, on the kernel only; no cse
-   first: xDSL's cse costs about 0.3 ms per op on big kernels, and LLVM's EarlyCSE/GVN do the
-   same work in a fraction of that time);
+1. the trivially dead ops erased, then scf.for / scf.if to cf branches (xDSL's scf-to-cf
+   patterns, outer ops first, on the kernel only: what xDSL's greedy scf-to-cf walk gives,
+   without its repeated walks; no cse first: xDSL's cse costs about 0.3 ms per op on big
+   kernels, and LLVM's EarlyCSE/GVN do the same work in a fraction of that time);
 2. block arguments other than memrefs get their llvm types (index -> i64, bf16 -> f32);
 3. one walk, in block order, of the arith, math, memref and terminator lowerings
    (arith_to_llvm.py, math_to_llvm.py, memref_to_llvm.py, func_to_llvm.py, devidx_to_llvm.py
-   for SPMD mode's `devidx.lookup` tables): an op's operands
+   for SPMD mode's `devidx.lookup` tables; walker.py gives each op to the patterns that name
+   it): an op's operands
    are already lowered when it is rewritten, except memrefs, which keep their type (and so their
    shape) for the loads and stores; the op's own result types are still the kernel-level ones;
 4. a second walk turns `memref.alloca` into `llvm.alloca`;
@@ -30,11 +32,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, llvm
+from xdsl.dialects import func, llvm, scf
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, i64
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import Rewriter
 from xdsl.traits import SymbolTable
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
@@ -58,6 +59,7 @@ from xdsl_multi.lowering.func_to_llvm import (
 from xdsl_multi.lowering.llvm_types import lower_type, same_body
 from xdsl_multi.lowering.math_to_llvm import MATH_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.memref_to_llvm import MEMREF_TO_LLVM_PATTERNS, AllocaToLLVM
+from xdsl_multi.lowering.walker import LoweringPattern, LoweringWalker, erase_dead_ops
 
 
 def find_kernels(module: ModuleOp) -> Iterator[tuple[func.FuncOp, int | None]]:
@@ -85,7 +87,7 @@ def _is_shared_declaration(op: func.FuncOp) -> bool:
 def name_shared_declarations(module: ModuleOp) -> None:
     """SPMD mode: each declaration `{multi.kernel_of = K}` of a device module names the llvm
     function of device K's kernel (`multi.llvm_kernel`), which the runtime calls for it."""
-    for op in module.walk():
+    for op in _module_ops(module):
         if isinstance(op, func.FuncOp) and _is_shared_declaration(op):
             owner = op.attributes[KERNEL_OF_ATTR]
             if not isinstance(owner, IntegerAttr):
@@ -93,6 +95,14 @@ def name_shared_declarations(module: ModuleOp) -> None:
                     f"convert-to-llvm: @{op.sym_name.data}: {KERNEL_OF_ATTR} must be an integer"
                 )
             op.attributes[LLVM_NAME_ATTR] = StringAttr(llvm_kernel_name(op, owner.value.data))
+
+
+def _module_ops(module: ModuleOp) -> Iterator[Operation]:
+    """The ops of `module` and of the modules nested in it, not those inside functions."""
+    for op in module.ops:
+        yield op
+        if isinstance(op, ModuleOp):
+            yield from _module_ops(op)
 
 
 def _device_of(op: Operation, default: int | None, attr: str = KERNEL_DEVICE_ATTR) -> int | None:
@@ -104,9 +114,12 @@ def _device_of(op: Operation, default: int | None, attr: str = KERNEL_DEVICE_ATT
 
 def _is_called(module: ModuleOp, name: str) -> bool:
     """Whether a `func.call @name` exists anywhere in `module`."""
-    return any(
-        isinstance(op, func.CallOp) and op.callee.string_value() == name for op in module.walk()
-    )
+    return name in called_names(module)
+
+
+def called_names(module: ModuleOp) -> set[str]:
+    """The callees of every `func.call` anywhere in `module`."""
+    return {op.callee.string_value() for op in module.walk() if isinstance(op, func.CallOp)}
 
 
 def check_kernel(op: func.FuncOp) -> None:
@@ -130,8 +143,20 @@ def check_lowered(kernel: func.FuncOp) -> None:
             )
 
 
-_LOWER_SCF = GreedyRewritePatternApplier([IfLowering(), ForLowering()])
-_TO_LLVM = GreedyRewritePatternApplier(
+class IfToBranches(IfLowering, LoweringPattern):
+    """xDSL's `scf.if` lowering (convert_scf_to_cf.py), for the walker."""
+
+    ops = (scf.IfOp.name,)
+
+
+class ForToBranches(ForLowering, LoweringPattern):
+    """xDSL's `scf.for` lowering (convert_scf_to_cf.py), for the walker."""
+
+    ops = (scf.ForOp.name,)
+
+
+_LOWER_SCF = LoweringWalker([IfToBranches(), ForToBranches()])
+_TO_LLVM = LoweringWalker(
     [
         *ARITH_TO_LLVM_PATTERNS,
         *MATH_TO_LLVM_PATTERNS,
@@ -140,7 +165,7 @@ _TO_LLVM = GreedyRewritePatternApplier(
         *DEVIDX_TO_LLVM_PATTERNS,
     ]
 )
-_ALLOCA_TO_LLVM = AllocaToLLVM()
+_ALLOCA_TO_LLVM = LoweringWalker([AllocaToLLVM()])
 
 
 def lower_scalar_block_args(kernel: func.FuncOp) -> None:
@@ -152,15 +177,24 @@ def lower_scalar_block_args(kernel: func.FuncOp) -> None:
 
 
 def lower_kernel(
-    kernel: func.FuncOp, device: int | None, twin: llvm.FuncOp | None = None
+    kernel: func.FuncOp,
+    device: int | None,
+    twin: llvm.FuncOp | None = None,
+    *,
+    called: bool | None = None,
 ) -> llvm.FuncOp:
     """Lower one kernel in place; return its llvm.func (inserted where the kernel was).
     `twin`: the lowered form of a kernel with the same signature and body (another device's
-    copy): its clone is taken instead of lowering again."""
+    copy): its clone is taken instead of lowering again. `called`: whether the kernel's module
+    calls it (looked up when not given)."""
     check_kernel(kernel)
     name = llvm_kernel_name(kernel, device)
+    if called is None:
+        module = kernel.parent_op()
+        assert isinstance(module, ModuleOp)
+        called = _is_called(module, kernel.sym_name.data)
     if twin is not None:
-        llvm_func = twin.clone()
+        llvm_func = clone_function(twin)
         llvm_func.sym_name = StringAttr(name)
         if device is not None:
             llvm_func.attributes[KERNEL_DEVICE_ATTR] = IntegerAttr(device, i64)
@@ -168,18 +202,16 @@ def lower_kernel(
         assert isinstance(module, ModuleOp)
         _declare_callees(llvm_func, twin, module)
         replacement: list[Operation] = [llvm_func]
-        if _is_called(module, kernel.sym_name.data):
+        if called:
             replacement.insert(0, kernel_declaration(kernel, name))
         Rewriter.replace_op(kernel, replacement, [])
         return llvm_func
-    PatternRewriteWalker(_LOWER_SCF).rewrite_region(kernel.body)
+    erase_dead_ops(kernel.body)
+    _LOWER_SCF.rewrite_region(kernel.body)
     lower_scalar_block_args(kernel)
-    PatternRewriteWalker(_TO_LLVM, apply_recursively=False).rewrite_region(kernel.body)
-    PatternRewriteWalker(_ALLOCA_TO_LLVM, apply_recursively=False).rewrite_region(kernel.body)
+    _TO_LLVM.rewrite_region(kernel.body)
+    _ALLOCA_TO_LLVM.rewrite_region(kernel.body)
     check_lowered(kernel)
-    module = kernel.parent_op()
-    assert isinstance(module, ModuleOp)
-    called = _is_called(module, kernel.sym_name.data)
     if called and name == kernel.sym_name.data:
         raise PassFailedException(
             f"convert-to-llvm: kernel @{name} is called by the host but has no device "
@@ -213,14 +245,63 @@ class ConvertToLLVM(ModulePass):
                 same.append(k)
             else:
                 first_of[k] = twin
+        # the calls of each module (host code, which lowering leaves alone), found once
+        calls: dict[Operation | None, set[str]] = {}
+        for kernel, _ in kernels:
+            module = kernel.parent_op()
+            if module not in calls:
+                assert isinstance(module, ModuleOp)
+                calls[module] = called_names(module)
         lowered: dict[int, llvm.FuncOp] = {}
         for k, (kernel, device) in enumerate(kernels):
             if k not in first_of:
-                lowered[k] = lower_kernel(kernel, device)
+                called = kernel.sym_name.data in calls[kernel.parent_op()]
+                lowered[k] = lower_kernel(kernel, device, called=called)
         for k, twin in first_of.items():
             kernel, device = kernels[k]
-            lowered[k] = lower_kernel(kernel, device, lowered[twin])
+            called = kernel.sym_name.data in calls[kernel.parent_op()]
+            lowered[k] = lower_kernel(kernel, device, lowered[twin], called=called)
         name_shared_declarations(op)
+
+
+def clone_function(op: llvm.FuncOp) -> llvm.FuncOp:
+    """`op.clone()` for an llvm function whose body has no nested regions (a lowered
+    kernel): the same ops, attributes, locations and name hints, each op built once with its
+    operands (xDSL's clone sets every op's operands twice and walks the body twice)."""
+    new = op.clone_without_regions()
+    values: dict[SSAValue, SSAValue] = {}
+    blocks: dict[Block, Block] = {}
+    for block in op.body.blocks:
+        copy = Block(arg_types=block.arg_types)
+        for arg, new_arg in zip(block.args, copy.args, strict=True):
+            new_arg.name_hint, new_arg.location = arg.name_hint, arg.location
+            values[arg] = new_arg
+        blocks[block] = copy
+        new.body.add_block(copy)
+    later: list[tuple[Operation, Operation]] = []  # ops using a value defined further down
+    for block in op.body.blocks:
+        ops: list[Operation] = []
+        for inner in block.ops:
+            assert not inner.regions, inner.name
+            operands = [values.get(v) for v in inner.operands]
+            copy = type(inner).create(
+                operands=[v for v in operands if v is not None],
+                result_types=inner.result_types,
+                properties=inner.properties,
+                attributes=inner.attributes,
+                location=inner.location,
+                successors=[blocks.get(b, b) for b in inner.successors],
+            )
+            if len(copy.operands) != len(operands):
+                later.append((inner, copy))
+            for result, new_result in zip(inner.results, copy.results, strict=True):
+                new_result.name_hint = result.name_hint
+                values[result] = new_result
+            ops.append(copy)
+        blocks[block].add_ops(ops)
+    for inner, copy in later:
+        copy.operands = [values.get(v, v) for v in inner.operands]
+    return new
 
 
 def _declare_callees(llvm_func: llvm.FuncOp, twin: llvm.FuncOp, module: ModuleOp) -> None:

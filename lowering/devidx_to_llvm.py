@@ -17,11 +17,12 @@ import hashlib
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Operation
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
 from xdsl_multi.dialects import devidx
+from xdsl_multi.lowering.walker import LoweringPattern
 
 
 def table_global(module: ModuleOp, values: tuple[int, ...]) -> str:
@@ -47,8 +48,10 @@ def _top_module(op: Operation) -> ModuleOp:
     return top
 
 
-class LookupToLLVM(RewritePattern):
+class LookupToLLVM(LoweringPattern):
     """`devidx.lookup %i in [...]` -> load of entry %i of a constant global array."""
+
+    ops = (devidx.LookupOp.name,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: devidx.LookupOp, rewriter: PatternRewriter, /) -> None:
@@ -62,4 +65,4 @@ class LookupToLLVM(RewritePattern):
         rewriter.replace(op, [address, entry, llvm.LoadOp(entry, i64)])
 
 
-DEVIDX_TO_LLVM_PATTERNS: list[RewritePattern] = [LookupToLLVM()]
+DEVIDX_TO_LLVM_PATTERNS: list[LoweringPattern] = [LookupToLLVM()]

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Region
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 from xdsl.rewriter import Rewriter
 
 from xdsl_multi.dialects.multi import (
@@ -34,38 +34,46 @@ from xdsl_multi.dialects.multi import (
     LLVM_NAME_ATTR,
     WRITES_ATTR,
 )
+from xdsl_multi.lowering import llvm_ops
 from xdsl_multi.lowering.llvm_types import lower_type
+from xdsl_multi.lowering.walker import LoweringPattern
 
 
-class BranchToLLVM(RewritePattern):
+class BranchToLLVM(LoweringPattern):
+    ops = (cf.BranchOp.name,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter, /):
-        rewriter.replace(op, llvm.BrOp(op.successor, *op.arguments))
+        rewriter.replace(op, llvm_ops.br(op.successor, op.arguments))
 
 
-class CondBranchToLLVM(RewritePattern):
+class CondBranchToLLVM(LoweringPattern):
+    ops = (cf.ConditionalBranchOp.name,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.ConditionalBranchOp, rewriter: PatternRewriter, /):
         rewriter.replace(
             op,
-            llvm.CondBrOp(
+            llvm_ops.cond_br(
                 op.cond, op.then_block, op.then_arguments, op.else_block, op.else_arguments
             ),
         )
 
 
-class ReturnToLLVM(RewritePattern):
+class ReturnToLLVM(LoweringPattern):
+    ops = (func.ReturnOp.name,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter, /):
         rewriter.replace(op, llvm.ReturnOp())
 
 
-FUNC_TO_LLVM_PATTERNS: tuple[RewritePattern, ...] = (
+FUNC_TO_LLVM_PATTERNS: tuple[LoweringPattern, ...] = (
     BranchToLLVM(),
     CondBranchToLLVM(),
     ReturnToLLVM(),
 )
-"""The terminator lowerings, for one GreedyRewritePatternApplier."""
+"""The terminator lowerings, in the order the walker offers them an op."""
 
 
 def llvm_kernel_name(kernel: func.FuncOp, device: int | None) -> str:

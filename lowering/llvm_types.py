@@ -44,6 +44,7 @@ from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xdsl_multi.dialects.element_types import is_bf16
+from xdsl_multi.lowering import llvm_ops
 
 FAST_MATH = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
 """Flags on every float add, sub, mul, div and neg: reassociation lets LLVM vectorize float
@@ -117,6 +118,8 @@ def type_suffix(t: Attribute) -> str:
 
 NSW = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
 """`overflow<nsw>`, on the index arithmetic of memory accesses."""
+NSW_BITS = llvm_ops.overflow_bits(NSW)
+"""`NSW` as an op's `overflowFlags` property (`llvm_ops.int_binary`)."""
 
 
 class OpList:
@@ -143,9 +146,9 @@ def constant(value: float, t: Attribute) -> llvm.ConstantOp:
         v = int(value) & ((1 << width) - 1)
         if width > 1 and v >= 1 << (width - 1):
             v -= 1 << width  # IntegerAttr wants the signed value for signless types
-        return llvm.ConstantOp(IntegerAttr(v, t), t)
+        return llvm_ops.integer_constant(IntegerAttr(v, t))
     assert isinstance(t, AnyFloat), t
-    return llvm.ConstantOp(FloatAttr(float(value), t), t)
+    return llvm_ops.float_constant(FloatAttr(float(value), t))
 
 
 _ICMP_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
@@ -153,12 +156,12 @@ _ICMP_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt",
 
 def icmp(a: SSAValue, b: SSAValue, predicate: str) -> llvm.ICmpOp:
     """`llvm.icmp "predicate" %a, %b` (predicates as in arith.cmpi)."""
-    return llvm.ICmpOp(a, b, IntegerAttr(_ICMP_PREDICATES.index(predicate), i64))
+    return llvm_ops.icmp(a, b, _ICMP_PREDICATES.index(predicate))
 
 
 def intrinsic(name: str, args: Sequence[SSAValue], result_type: Attribute) -> llvm.CallIntrinsicOp:
     """`llvm.call_intrinsic "name"(args)`: the full, type-mangled LLVM intrinsic name."""
-    return llvm.CallIntrinsicOp(name, args, [result_type])
+    return llvm_ops.call_intrinsic(name, args, result_type)
 
 
 def round_to_bf16(b: OpList, x: SSAValue) -> SSAValue:
@@ -230,6 +233,14 @@ def same_body(a: Region, b: Region, *, name_hints: bool = False) -> bool:
             seen[u] = v
         return True
 
+    def same_uses(us: Sequence[SSAValue | Block], vs: Sequence[SSAValue | Block]) -> bool:
+        if len(us) != len(vs):
+            return False
+        for u, v in zip(us, vs):
+            if seen.get(u) is not v:
+                return False
+        return True
+
     regions = [(a, b)]
     while regions:
         ra, rb = regions.pop()
@@ -248,13 +259,14 @@ def same_body(a: Region, b: Region, *, name_hints: bool = False) -> bool:
                     o.name != p.name
                     or o.properties != p.properties
                     or o.attributes != p.attributes
-                    or len(o.operands) != len(p.operands)
-                    or len(o.successors) != len(p.successors)
+                    or not same_uses(o.operands, p.operands)
+                    or (
+                        (o.successors or p.successors) and not same_uses(o.successors, p.successors)
+                    )
                     or len(o.regions) != len(p.regions)
-                    or any(seen.get(u) is not v for u, v in zip(o.operands, p.operands))
-                    or any(seen.get(u) is not v for u, v in zip(o.successors, p.successors))
                     or not same_values(o.results, p.results)
                 ):
                     return False
-                regions.extend(zip(o.regions, p.regions))
+                if o.regions:
+                    regions.extend(zip(o.regions, p.regions))
     return True

@@ -15,7 +15,7 @@ from __future__ import annotations
 from xdsl.dialects import llvm, math
 from xdsl.dialects.builtin import Float16Type, Float64Type, IntegerType, ModuleOp, f32, f64
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.traits import SymbolTable
 
 from xdsl_multi.dialects.element_types import bit_width
@@ -30,6 +30,7 @@ from xdsl_multi.lowering.llvm_types import (
     lower_type,
     type_suffix,
 )
+from xdsl_multi.lowering.walker import LoweringPattern
 
 INTRINSICS: dict[str, str] = {
     "math.exp": "llvm.exp",
@@ -99,9 +100,11 @@ def _enclosing_module(op: Operation) -> ModuleOp:
     return parent
 
 
-class FloatIntrinsicToLLVM(RewritePattern):
+class FloatIntrinsicToLLVM(LoweringPattern):
     """exp exp2 log log2 log10 sqrt sin cos absf floor ceil trunc round roundeven powf copysign
     fma -> `llvm.<name>.<type>`."""
+
+    ops = tuple(INTRINSICS)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if (name := INTRINSICS.get(op.name)) is None:
@@ -120,8 +123,10 @@ class FloatIntrinsicToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
-class RsqrtToLLVM(RewritePattern):
+class RsqrtToLLVM(LoweringPattern):
     """rsqrt(x) = 1 / sqrt(x), both correctly rounded (no approximate reciprocal)."""
+
+    ops = (math.RsqrtOp.name,)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, math.RsqrtOp):
@@ -135,9 +140,11 @@ class RsqrtToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
-class LibmCallToLLVM(RewritePattern):
+class LibmCallToLLVM(LoweringPattern):
     """tan tanh atan atan2 asin acos sinh cosh asinh acosh atanh erf log1p expm1 cbrt ->
     `llvm.call @tanhf` (f32, bf16 and f16 through f32) or `@tanh` (f64)."""
+
+    ops = tuple(LIBM)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if (base := LIBM.get(op.name)) is None:
@@ -159,8 +166,10 @@ class LibmCallToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
-class FpowiToLLVM(RewritePattern):
+class FpowiToLLVM(LoweringPattern):
     """fpowi(x, n) -> `llvm.powi.<f>.<i>` (repeated multiplication)."""
+
+    ops = (math.FPowIOp.name,)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, math.FPowIOp):
@@ -174,10 +183,12 @@ class FpowiToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
-class IpowiToLLVM(RewritePattern):
+class IpowiToLLVM(LoweringPattern):
     """ipowi(a, e), wrapping: square-and-multiply over the bits of |e| (unrolled: one step per
     bit of the width, folded by LLVM when e is a constant); for e < 0 the truncated 1 / a**|e|
     (1 for a = 1, +-1 for a = -1, else 0), as the interpreter defines it."""
+
+    ops = (math.IPowIOp.name,)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if not isinstance(op, math.IPowIOp):
@@ -210,8 +221,10 @@ class IpowiToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
-class IntIntrinsicToLLVM(RewritePattern):
+class IntIntrinsicToLLVM(LoweringPattern):
     """absi ctlz cttz ctpop -> `llvm.abs.iN(x, false)` ... (defined for 0 and INT_MIN)."""
+
+    ops = tuple(INT_INTRINSICS)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         if (entry := INT_INTRINSICS.get(op.name)) is None:
@@ -226,7 +239,7 @@ class IntIntrinsicToLLVM(RewritePattern):
         rewriter.replace(op, b.ops)
 
 
-MATH_TO_LLVM_PATTERNS: tuple[RewritePattern, ...] = (
+MATH_TO_LLVM_PATTERNS: tuple[LoweringPattern, ...] = (
     FloatIntrinsicToLLVM(),
     RsqrtToLLVM(),
     LibmCallToLLVM(),
@@ -234,4 +247,4 @@ MATH_TO_LLVM_PATTERNS: tuple[RewritePattern, ...] = (
     IpowiToLLVM(),
     IntIntrinsicToLLVM(),
 )
-"""Every math lowering, for one GreedyRewritePatternApplier."""
+"""Every math lowering, in the order the walker offers them an op."""

@@ -29,11 +29,13 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
-from xdsl_multi.lowering.llvm_types import NSW, OpList, constant, icmp, storage_type
+from xdsl_multi.lowering import llvm_ops
+from xdsl_multi.lowering.llvm_types import NSW_BITS, OpList, constant, icmp, storage_type
+from xdsl_multi.lowering.walker import LoweringPattern
 
 
 def memref_type_of(op: Operation, value: SSAValue) -> MemRefType:
@@ -71,11 +73,9 @@ def element_pointer(
         return ptr, element
     linear = indices[0]
     for size, index in zip(t.get_shape()[1:], indices[1:]):
-        scaled = b.add(llvm.MulOp(linear, b.const(size, i64), overflow=NSW))
-        linear = b.add(llvm.AddOp(scaled, index, overflow=NSW))
-    address = b.add(
-        llvm.GEPOp(ptr, [llvm.GEP_USE_SSA_VAL], element, ssa_indices=[linear], inbounds=True)
-    )
+        scaled = b.add(llvm_ops.int_binary(llvm.MulOp, linear, b.const(size, i64), NSW_BITS))
+        linear = b.add(llvm_ops.int_binary(llvm.AddOp, scaled, index, NSW_BITS))
+    address = b.add(llvm_ops.gep(ptr, linear, element))
     return address, element
 
 
@@ -83,18 +83,22 @@ def _is_i1(t: Attribute) -> bool:
     return isinstance(t, IntegerType) and t.width.data == 1
 
 
-class LoadToLLVM(RewritePattern):
+class LoadToLLVM(LoweringPattern):
+    ops = (memref.LoadOp.name,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter, /):
         b = OpList()
         address, element = element_pointer(b, op, op.memref, tuple(op.indices))
-        loaded = b.add(llvm.LoadOp(address, element))
+        loaded = b.add(llvm_ops.load(address, element))
         if _is_i1(op.res.type):
             b.add(icmp(loaded, b.const(0, i8), "ne"))
         rewriter.replace(op, b.ops)
 
 
-class StoreToLLVM(RewritePattern):
+class StoreToLLVM(LoweringPattern):
+    ops = (memref.StoreOp.name,)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter, /):
         b = OpList()
@@ -102,13 +106,15 @@ class StoreToLLVM(RewritePattern):
         if _is_i1(value.type):
             value = b.add(llvm.ZExtOp(value, i8))
         address, _ = element_pointer(b, op, op.memref, tuple(op.indices))
-        b.ops.append(llvm.StoreOp(value, address))
+        b.ops.append(llvm_ops.store(value, address))
         rewriter.replace(op, b.ops)
 
 
-class AllocaToLLVM(RewritePattern):
+class AllocaToLLVM(LoweringPattern):
     """`memref.alloca() : memref<4x4xf32>` -> `llvm.alloca` of 16 f32 (64-byte aligned) at the
     start of the kernel's entry block."""
+
+    ops = (memref.AllocaOp.name,)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter, /):
@@ -126,6 +132,6 @@ class AllocaToLLVM(RewritePattern):
         rewriter.replace(op, [], [alloca.res])
 
 
-MEMREF_TO_LLVM_PATTERNS: tuple[RewritePattern, ...] = (LoadToLLVM(), StoreToLLVM())
+MEMREF_TO_LLVM_PATTERNS: tuple[LoweringPattern, ...] = (LoadToLLVM(), StoreToLLVM())
 """The load and store lowerings. `AllocaToLLVM` runs after them, in a walk of its own: the
 accesses need the memref type of the scratch, which its `llvm.alloca` no longer has."""
