@@ -1,5 +1,6 @@
-"""JIT for kernels: LLVM IR -> machine code for this CPU (llvmlite MCJIT, O3; O2 for a kernel
-that chains many loops, `opt_level`) -> ctypes calls.
+"""JIT for kernels: LLVM IR -> machine code for this CPU (llvmlite MCJIT, O3 without LLVM's
+loop unroller, `loop_unrolling`; O2 for a kernel that chains many loops, `opt_level`) -> ctypes
+calls.
 
     cache = KernelCache()                                   # one per runtime / process
     kernels = cache.compile_kernels(module_after_convert_to_llvm)   # or LLVM IR text
@@ -231,6 +232,18 @@ def opt_level(text: str) -> int:
     return 2 if len(_LOOP_HEADER.findall(text)) > CHAIN_OF_LOOPS else 3
 
 
+def loop_unrolling(level: int) -> bool:
+    """Whether LLVM's loop unroller runs on a kernel optimized at `level` (opt_level): only on
+    chains of loops (O2). At O3 the loop vectorizer's interleaving already puts several vectors
+    in each iteration (a sum's interleaved accumulators); the unroller then fully unrolls the
+    vector loops of constant trip count (BENCH W2's 1024 columns: 16 iterations, 3 loops), which
+    triples the machine code and doubles LLVM's time (W2 40 -> 20 ms, W7 45 -> 25 ms) and
+    measured no faster in steady state (W1-W7: within the noise; W4 and W5 the same, their
+    register tiles are unrolled by form-kernels). Chains (BENCH C1) keep it: their steady state
+    measured a few percent slower without it. Part of the object-code key."""
+    return level != 3
+
+
 _PARAMETERS = re.compile(r"^define\b[^(\n]*\(([^)\n]*)\)")
 
 
@@ -335,7 +348,8 @@ class KernelCache:
                 if wanted is not None and kernel.name not in wanted:
                     continue
                 level = opt_level(kernel.definition)
-                material = f"{self._salt}\nO{level}\n{common}\n{kernel.definition}"
+                unroll = "unroll" if loop_unrolling(level) else "no-unroll"
+                material = f"{self._salt}\nO{level} {unroll}\n{common}\n{kernel.definition}"
                 key = hashlib.sha256(material.encode()).hexdigest()
                 keyed.append((key, kernel))
                 if key in self._compiled or key in pending:  # (a twin: compiled once)
@@ -395,7 +409,7 @@ class KernelCache:
         tuning = llvm.create_pipeline_tuning_options(speed_level=level)
         tuning.loop_vectorization = True
         tuning.slp_vectorization = True
-        tuning.loop_unrolling = True
+        tuning.loop_unrolling = loop_unrolling(level)
         # `interleave` False for a kernel of many loops (BENCH C1: 100): LLVM then spends a
         # fifth less time on it and, on C1, makes code of the same size; small kernels keep
         # interleaving (a sum's interleaved accumulators hide the add latency).

@@ -30,7 +30,7 @@ The other devices stop at their next step or receive.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -47,9 +47,12 @@ from xdsl_multi.runtime.interpreter.device_runs import (
 from xdsl_multi.runtime.interpreter.kernel_level import ReferenceKernels
 from xdsl_multi.runtime.kernels import JitKernels, Kernel, KernelLibrary
 from xdsl_multi.runtime.placement import (
+    Index,
     check_devices_known,
     device_number,
     from_local_parts,
+    gathered_zeros,
+    local_blocks,
     placed_local_part,
     prepare_inputs,
 )
@@ -346,16 +349,38 @@ class ProgramInfo:
             out.append(part)
         return out
 
-    def gather(self, local: Sequence[Sequence[LocalValue] | None]) -> list[np.ndarray]:
+    def gather(
+        self,
+        local: Sequence[Sequence[LocalValue] | None],
+        each_device: Callable[[Callable[[int], None]], object] | None = None,
+    ) -> list[np.ndarray]:
         """The logical outputs from each device's local results (None for a device whose
-        results are not needed); never a view of device memory."""
+        results are not needed); never a view of device memory. `each_device(copy)`: calls
+        `copy(d)` for every device d (the threads backend's `each_device`, which makes the
+        devices' copies into the outputs in parallel); without it they are made here."""
         outputs = []
+        pieces: list[tuple[np.ndarray, list[np.ndarray | None], list[tuple[int, Index, Index]]]]
+        pieces = []
         for j, t in enumerate(self.signature.outputs.data):
             parts = [None if results is None else np.asarray(results[j]) for results in local]
-            x = from_local_parts(t, parts, self.devices)  # type: ignore[arg-type]
-            if any(p is not None and np.may_share_memory(x, p) for p in parts):
-                x = np.array(x)
+            blocks = local_blocks(t, self.devices) if each_device is not None else None
+            if blocks is not None:
+                x = gathered_zeros(t, blocks, parts)
+                pieces.append((x, parts, blocks))
+            else:
+                x = from_local_parts(t, parts, self.devices)  # type: ignore[arg-type]
+                if any(p is not None and np.may_share_memory(x, p) for p in parts):
+                    x = np.array(x)
             outputs.append(x)
+        if pieces and each_device is not None:
+
+            def copy(d: int) -> None:
+                for x, parts, blocks in pieces:
+                    for device, dst, src in blocks:
+                        if device == d:
+                            x[dst] = parts[d][src]  # type: ignore[index]
+
+            each_device(copy)
         return outputs
 
 

@@ -197,27 +197,55 @@ def local_part(t: Attribute, x: np.ndarray, d: int, devices: Sequence[str]) -> n
     return x[enc.device_names.index(name)]
 
 
+Index = tuple[slice | int, ...]
+
+
+def local_blocks(t: Attribute, devices: Sequence[str]) -> list[tuple[int, Index, Index]] | None:
+    """How the logical array of type `t` is made of the devices' local (stored) results:
+    (device, where in the logical array, where in that device's local part) for each piece,
+    every element once (a shard's first replicas; a many-device `#multi.on` value's buffers);
+    None when it is one device's local part as it is (no encoding, one device)."""
+    enc = placement_of(t)
+    if enc is None:
+        return None
+    assert isinstance(t, TensorType)
+    if isinstance(enc, ShardAttr):
+        shape = tuple(t.get_shape())
+        out: list[tuple[int, Index, Index]] = []
+        for k, name in enumerate(enc.device_names):
+            if enc.is_first_replica(k):
+                block = enc.block(shape, k)
+                out.append((
+                    device_number(devices, name),
+                    tuple(slice(lo, hi) for lo, hi in block),
+                    tuple(slice(0, hi - lo) for lo, hi in block),
+                ))  # fmt: skip
+        return out
+    if enc.num_devices == 1:
+        return None
+    return [(device_number(devices, name), (i,), ()) for i, name in enumerate(enc.device_names)]
+
+
+def gathered_zeros(t: Attribute, blocks: list[tuple[int, Index, Index]],
+                   parts: Sequence[np.ndarray | None]) -> np.ndarray:
+    """The logical array of type `t` to copy `blocks` (local_blocks) of `parts` into."""
+    first = parts[blocks[0][0]]
+    assert first is not None
+    return np.zeros(logical_shape(t), first.dtype)
+
+
 def from_local_parts(
     t: Attribute, parts: Sequence[np.ndarray], devices: Sequence[str]
 ) -> np.ndarray:
     """The logical array of type `t` from every device's local (stored) result."""
-    enc = placement_of(t)
-    if enc is None:
-        return parts[0]
-    assert isinstance(t, TensorType)
-    if isinstance(enc, ShardAttr):
-        shape = tuple(t.get_shape())
-        out = np.zeros(shape, parts[0].dtype)
-        for k, name in enumerate(enc.device_names):
-            if enc.is_first_replica(k):
-                block = enc.block(shape, k)
-                local = parts[device_number(devices, name)]
-                out[tuple(slice(lo, hi) for lo, hi in block)] = local[
-                    tuple(slice(0, hi - lo) for lo, hi in block)
-                ]
-        return out
-    buffers = [parts[device_number(devices, name)] for name in enc.device_names]
-    return buffers[0] if enc.num_devices == 1 else np.stack(buffers)
+    blocks = local_blocks(t, devices)
+    if blocks is None:
+        enc = placement_of(t)
+        return parts[0] if enc is None else parts[device_number(devices, enc.device_names[0])]
+    out = gathered_zeros(t, blocks, parts)
+    for d, dst, src in blocks:
+        out[dst] = parts[d][src]
+    return out
 
 
 def check_devices_known(signature: FunctionType, devices: Sequence[str]) -> None:

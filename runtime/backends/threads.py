@@ -53,6 +53,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -440,6 +441,8 @@ def _stop(jobs: Sequence[queue.SimpleQueue[Callable[[], None] | None]]) -> None:
         q.put(None)
 
 
+_T = TypeVar("_T")
+
 PIN_MIN_BYTES = 4 << 20
 """By default threads are pinned only when some device's kernels touch at least this many
 bytes per run: then a run takes milliseconds, and two devices on one core would double it.
@@ -509,6 +512,44 @@ class ThreadsBackend:
         jobs, self._jobs = self._jobs, []
         _stop(jobs)
         self._broken = self._broken or "the program is closed"
+
+    def each_device(self, work: Callable[[int], _T]) -> list[_T]:
+        """`work(device)` for every device, by device: each group's devices on its thread
+        (group 0 on the calling thread), as a run places them. For copies of milliseconds
+        (placing a call's inputs, gathering its outputs: page faults of fresh memory and
+        bandwidth, both per core), which the groups then make in parallel. The first
+        failure is raised once every group is done."""
+        with self._lock:
+            if self._broken:
+                raise RuntimeError(f"cannot run: {self._broken}")
+            self._start()
+            done: queue.SimpleQueue[tuple[int, list[_T] | BaseException]] = queue.SimpleQueue()
+
+            def run_group(g: int) -> None:
+                try:
+                    outcome: list[_T] | BaseException = [
+                        work(r.device) for r in self.groups[g].runners
+                    ]
+                except BaseException as e:  # noqa: BLE001 - raised in the caller
+                    outcome = e
+                done.put((g, outcome))
+
+            for g, jobs in enumerate(self._jobs, start=1):
+                jobs.put(functools.partial(run_group, g))
+            with _pinned(self.groups[0].core):
+                run_group(0)
+            by_device: dict[int, _T] = {}
+            failure: BaseException | None = None
+            for _ in self.groups:
+                g, outcome = done.get()
+                if isinstance(outcome, BaseException):
+                    failure = failure or outcome
+                    continue
+                for r, value in zip(self.groups[g].runners, outcome, strict=True):
+                    by_device[r.device] = value
+            if failure is not None:
+                raise failure
+            return [by_device[r.device] for r in self.runners]
 
     def run(self, placed: Placed) -> list[list[LocalValue]]:
         with self._lock:  # one run at a time: device memory is shared between runs

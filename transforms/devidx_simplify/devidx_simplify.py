@@ -111,6 +111,26 @@ def _admits(pattern: RewritePattern, op_type: type[Operation]) -> bool:
     return op_types(op_type)
 
 
+class Simplifier:
+    """`simplify` for many modules of one program (specialize-devices' device copies): the
+    patterns and their per-op-class tables (`TypedPatternApplier`) are built once, not once
+    per module. `num_devices`, `device_copy` and `attrs` as in `simplify_patterns`."""
+
+    def __init__(
+        self, num_devices: int | None, device_copy: bool = False, attrs: AttrCache | None = None
+    ) -> None:
+        self.applier = TypedPatternApplier(simplify_patterns(num_devices, device_copy, attrs))
+
+    def __call__(self, op: Operation) -> bool:
+        """Run every pattern on the ops nested in `op` until nothing changes, erasing dead
+        code. Returns whether anything changed."""
+        walker = PatternRewriteWalker(self.applier, apply_recursively=True)
+        changed = False
+        for region in op.regions:
+            changed |= walker.rewrite_region(region)
+        return changed
+
+
 def simplify(
     op: Operation,
     num_devices: int | None = None,
@@ -122,14 +142,7 @@ def simplify(
     `device_copy` see `simplify_patterns`. Returns whether anything changed."""
     if num_devices is None:
         num_devices = num_devices_of(op)
-    walker = PatternRewriteWalker(
-        TypedPatternApplier(simplify_patterns(num_devices, device_copy, attrs)),
-        apply_recursively=True,
-    )
-    changed = False
-    for region in op.regions:
-        changed |= walker.rewrite_region(region)
-    return changed
+    return Simplifier(num_devices, device_copy, attrs)(op)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,9 @@ How:
 3. Device J must compute what it sends even if its own program does not need it: step 2 is
    repeated with `devidx.send` placeholders inserted in J's copy (right before each fetch whose
    value J sends) until the set of live fetches stops growing (a sent value may itself depend on
-   another fetch).
+   another fetch). When J's copy still has every fetch whose value it sends (collectives: every
+   device takes part in every step), the value is that fetch's operand, so the sends go into
+   the copies of step 2 as they are, and step 2 is not repeated.
 4. In the final copies, a fetch with J_K = K becomes `tg.contiguous` of its value (a fetch stores
    Invalid as 0), the others `devidx.recv from J_K channel C`; senders carry the same channel C,
    one per (fetch, receiver) pair, numbered from 0 in program order of the fetches, then by
@@ -73,7 +75,7 @@ from xdsl.utils.exceptions import PassFailedException
 from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.devidx import DEVICE_ATTR
 from xdsl_multi.dialects.multi import listed_devices
-from xdsl_multi.transforms.devidx_simplify.devidx_simplify import simplify
+from xdsl_multi.transforms.devidx_simplify.devidx_simplify import Simplifier
 from xdsl_multi.transforms.devidx_simplify.invalid_windows import narrow_messages
 from xdsl_multi.transforms.value_facts import AttrCache, constant_like, int_constant
 
@@ -142,6 +144,18 @@ def _insert_sends(module: ModuleOp, sends: dict[int, list[int]]) -> None:
             Rewriter.insert_op(send, InsertPoint.before(fetch))
 
 
+def _sent_values_live(messages: Messages, sends: dict[int, dict[int, list[int]]]) -> bool:
+    """Whether every sender J still has each fetch whose value it must send (`sends`, from
+    `_senders`) in its copy. Then a send placed before that fetch reads the fetch's own
+    operand: it keeps nothing alive that is not already, so the copy with the sends simplifies
+    as the copy without them and keeps the same fetches (`messages` does not change). The
+    fetch's operand already has a use, so no rule that asks for a single use decides
+    otherwise."""
+    return all(
+        fetch_id in messages[sender] for sender, by_fetch in sends.items() for fetch_id in by_fetch
+    )
+
+
 def _senders(messages: Messages) -> dict[int, dict[int, list[int]]]:
     """Sender J -> fetch number -> receivers (K != J), in increasing order."""
     out: dict[int, dict[int, list[int]]] = {}
@@ -206,6 +220,8 @@ class SpecializeDevices(ModulePass):
             fetch.attributes[_FETCH_ID] = IntegerAttr(fetch_id, i64)
 
         attrs = AttrCache()  # the copies share their constants' attributes
+        copy_simplify = Simplifier(num_devices, device_copy=True, attrs=attrs)
+        module_simplify = Simplifier(num_devices, attrs=attrs)
         sends: dict[int, dict[int, list[int]]] = {}
         while True:
             copies: list[ModuleOp] = []
@@ -213,7 +229,7 @@ class SpecializeDevices(ModulePass):
             for device in range(num_devices):
                 copy = _device_copy(template, device)
                 _insert_sends(copy, sends.get(device, {}))
-                simplify(copy, num_devices, device_copy=True, attrs=attrs)
+                copy_simplify(copy)
                 messages[device] = {
                     _fetch_id(f): _source_device(f, device, num_devices) for f in _fetches(copy)
                 }
@@ -221,13 +237,19 @@ class SpecializeDevices(ModulePass):
             needed = _senders(messages)
             if needed == sends:
                 break
+            if not sends and _sent_values_live(messages, needed):
+                # Each value to send is the operand of a fetch its sender keeps: sending it
+                # keeps nothing else alive, so the sends go into these copies (step 3 done).
+                for device, copy in enumerate(copies):
+                    _insert_sends(copy, needed.get(device, {}))
+                break
             sends = needed
 
         channels = _channels(messages)
         device_modules: list[ModuleOp] = []
         for device, copy in enumerate(copies):
             if _finish(copy, device, messages, channels):
-                simplify(copy, num_devices, attrs=attrs)  # else: nothing left to simplify
+                module_simplify(copy)  # else: nothing left to simplify
             device_module = ModuleOp(
                 _take_ops(copy),
                 attributes={DEVICE_ATTR: IntegerAttr(device, i64)},
@@ -238,7 +260,7 @@ class SpecializeDevices(ModulePass):
         # Messages carry only the lanes that hold data; receivers pad them back with zeros.
         while narrow_messages(op, attrs):
             for device_module in device_modules:
-                simplify(device_module, num_devices, attrs=attrs)
+                module_simplify(device_module)
 
     @staticmethod
     def _num_devices(op: ModuleOp) -> int:
