@@ -2,18 +2,29 @@
 // add over the shared axis; the replicated B is a broadcast `tg.contiguous`, fused, never written
 // out): ONE kernel per device. Loops j (tile columns), i (tile rows), k, with a rows x cols
 // tile of accumulators carried by the k loop (here 2 x 4 = 8): A[i+r, k] is loaded once per
-// row and B[k, j+c] once per column, and each accumulates with math.fma.
+// row and B[k, j+c] once per column, and each accumulates with math.fma. B's K x 4 panel is
+// packed per tile column (a loop nest before the row tiles, into a memref.alloca), and the
+// tiles read B from the panel.
 // RUN: multi-opt %s -p 'form-kernels{tile-rows=2 tile-cols=4}' | filecheck %s
 
 // CHECK-LABEL: builtin.module @device_0 attributes {devidx.device = 0 : i64} {
 // CHECK-NEXT:    func.func @kernel0(%a: memref<4x8xf32>, %b: memref<8x8xf32>, %out: memref<4x8xf32>) attributes {multi.kernel, multi.writes = array<i64: 2>} {
+// CHECK:           %[[PANEL:.*]] = memref.alloca() : memref<8x4xf32>
 // CHECK:           scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:        scf.for %[[PK:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:          scf.for %[[PC:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:            %[[COL:.*]] = arith.addi %[[J]], %[[PC]] : index
+// CHECK-NEXT:            %[[V:.*]] = memref.load %b[%[[PK]], %[[COL]]] : memref<8x8xf32>
+// CHECK-NEXT:            memref.store %[[V]], %[[PANEL]][%[[PK]], %[[PC]]] : memref<8x4xf32>
+// CHECK-NEXT:          }
+// CHECK-NEXT:        }
 // CHECK:             scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:          %[[I1:.*]] = arith.addi %[[I]], %{{.*}} : index
 // CHECK-NEXT:          %[[R0:[0-9]+]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[R7:[0-9]+]] = scf.for %[[K:[0-9]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[C00:[0-9]+]] = %{{.*}}, %{{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
 // CHECK-NEXT:            %[[A0:.*]] = memref.load %a[%[[I]], %[[K]]] : memref<4x8xf32>
-// CHECK-NEXT:            %[[B0:.*]] = memref.load %b[%[[K]], %[[J]]] : memref<8x8xf32>
+// CHECK-NEXT:            %[[B0:.*]] = memref.load %[[PANEL]][%[[K]], %{{.*}}] : memref<8x4xf32>
 // CHECK-NEXT:            %{{.*}} = math.fma %[[A0]], %[[B0]], %[[C00]] : f32
+// CHECK-NOT:             memref.load %b
 // CHECK:                 %[[A1:.*]] = memref.load %a[%[[I1]], %[[K]]] : memref<4x8xf32>
 // CHECK-NEXT:            %{{.*}} = math.fma %[[A1]], %[[B0]], %{{.*}} : f32
 // CHECK:                 scf.yield
