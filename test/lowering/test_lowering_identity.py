@@ -42,7 +42,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PINNED = {
     # program, SPMD mode: sha256[:16] of the printed llvm-level module, of the LLVM IR text
-    ("bench/programs/w4_matmul.mlir", False): ("46f059ca4de45be1", "80f8cc2dee907b6f"),
+    # W4 re-pinned after the B-panel packing changed its kernels (h-pack): the old convert-to-llvm
+    # (main e742692) gives the same text for the packed kernels, checked at the merge.
+    ("bench/programs/w4_matmul.mlir", False): ("e3195dc93081b1ce", "9bae2725d3875a29"),
     ("bench/programs/c1_chain.mlir", True): ("f03641cb6d6764dc", "0faee181a80b6706"),
     ("bench/programs/w7_uneven.mlir", True): ("cde5bcb59ab67b76", "a204544ed3b93e41"),
     ("examples/uneven.mlir", True): ("1a30ea0680fe5dcf", "5d64022bade044d4"),
@@ -142,7 +144,8 @@ def test_twin_clone_is_xdsls_clone() -> None:
 
 def test_lowering_does_not_use_xdsls_generic_op_builder() -> None:
     """W4's kernels lower to about 1800 llvm ops; xDSL's `irdl_op_init` (30-170 us an op) made
-    every one of them before (1844 calls), now only the rare ones (and the kernel function)."""
+    every one of them before (1844 calls), now only the rare ones (and the kernel function;
+    xDSL's scf.for lowering makes its branches with it: 30 with the B-panel packing loops)."""
     module = parse((ROOT / "bench" / "programs" / "w4_matmul.mlir").read_text())
     lower_for_runtime(module, lambda name, apply: None if name.startswith("convert") else apply())
     profile = cProfile.Profile()
@@ -151,7 +154,7 @@ def test_lowering_does_not_use_xdsls_generic_op_builder() -> None:
         name: stats[1]
         for (_, _, name), stats in pstats.Stats(profile).stats.items()  # type: ignore[attr-defined]
     }
-    assert calls.get("irdl_op_init", 0) < 20, calls.get("irdl_op_init")
+    assert calls.get("irdl_op_init", 0) < 60, calls.get("irdl_op_init")
     assert calls.get("_process_worklist", 0) == 0  # no xDSL pattern walker
 
 
