@@ -1,6 +1,6 @@
-"""JIT for kernels: LLVM IR -> machine code for this CPU (llvmlite MCJIT, O3 without LLVM's
-loop unroller, `loop_unrolling`; O2 for a kernel that chains many loops, `opt_level`) -> ctypes
-calls.
+"""JIT for kernels: LLVM IR -> machine code for this CPU (llvmlite MCJIT, O3, without LLVM's
+loop unroller for nests of loops, `loop_unrolling`; O2 for a kernel that chains many loops,
+`opt_level`) -> ctypes calls.
 
     cache = KernelCache()                                   # one per runtime / process
     kernels = cache.compile_kernels(module_after_convert_to_llvm)   # or LLVM IR text
@@ -232,16 +232,18 @@ def opt_level(text: str) -> int:
     return 2 if len(_LOOP_HEADER.findall(text)) > CHAIN_OF_LOOPS else 3
 
 
-def loop_unrolling(level: int) -> bool:
-    """Whether LLVM's loop unroller runs on a kernel optimized at `level` (opt_level): only on
-    chains of loops (O2). At O3 the loop vectorizer's interleaving already puts several vectors
-    in each iteration (a sum's interleaved accumulators); the unroller then fully unrolls the
-    vector loops of constant trip count (BENCH W2's 1024 columns: 16 iterations, 3 loops), which
-    triples the machine code and doubles LLVM's time (W2 40 -> 20 ms, W7 45 -> 25 ms) and
-    measured no faster in steady state (W1-W7: within the noise; W4 and W5 the same, their
-    register tiles are unrolled by form-kernels). Chains (BENCH C1) keep it: their steady state
-    measured a few percent slower without it. Part of the object-code key."""
-    return level != 3
+def loop_unrolling(text: str) -> bool:
+    """Whether LLVM's loop unroller runs on a kernel's IR text: not on a nest of loops
+    optimized at O3 (more than one loop, counted as opt_level counts them). There the loop
+    vectorizer's interleaving already puts several vectors in each iteration of the inner
+    loops, and the unroller then fully unrolled those of constant trip count (BENCH W2's 1024
+    columns: 16 iterations, 3 loops; W7's 999), which tripled the machine code and doubled
+    LLVM's time (W2 40 -> 20 ms, W7 45 -> 25 ms) and measured no faster in steady state (W2,
+    W7; the matmul nests of W4 and W5 the same: their register tiles are unrolled by
+    form-kernels). A kernel of one loop (a long sum: W3, W6) keeps it, for little code and
+    maybe 8% of its steady state; so do chains (O2, BENCH C1: a few percent). Part of the
+    object-code key."""
+    return opt_level(text) != 3 or len(_LOOP_HEADER.findall(text)) <= 1
 
 
 _PARAMETERS = re.compile(r"^define\b[^(\n]*\(([^)\n]*)\)")
@@ -348,7 +350,7 @@ class KernelCache:
                 if wanted is not None and kernel.name not in wanted:
                     continue
                 level = opt_level(kernel.definition)
-                unroll = "unroll" if loop_unrolling(level) else "no-unroll"
+                unroll = "unroll" if loop_unrolling(kernel.definition) else "no-unroll"
                 material = f"{self._salt}\nO{level} {unroll}\n{common}\n{kernel.definition}"
                 key = hashlib.sha256(material.encode()).hexdigest()
                 keyed.append((key, kernel))
@@ -387,13 +389,13 @@ class KernelCache:
         """`text` after the pipeline this cache uses (`opt_level`: O3, O2 for a chain of many
         loops), for tests and inspection."""
         module = self._parse(text)
-        self._optimize(module, not many_loops(text), opt_level(text))
+        self._optimize(module, not many_loops(text), opt_level(text), loop_unrolling(text))
         return str(module)
 
     def assembly(self, text: str) -> str:
         """The machine code of `text` (optimized as `optimized_ir`) as assembly."""
         module = self._parse(text)
-        self._optimize(module, not many_loops(text), opt_level(text))
+        self._optimize(module, not many_loops(text), opt_level(text), loop_unrolling(text))
         return self.target_machine.emit_assembly(module)
 
     # -- compiling -----------------------------------------------------------------------
@@ -405,11 +407,13 @@ class KernelCache:
         module.verify()
         return module
 
-    def _optimize(self, module: Any, interleave: bool = True, level: int = 3) -> None:
+    def _optimize(
+        self, module: Any, interleave: bool = True, level: int = 3, unroll: bool = True
+    ) -> None:
         tuning = llvm.create_pipeline_tuning_options(speed_level=level)
         tuning.loop_vectorization = True
         tuning.slp_vectorization = True
-        tuning.loop_unrolling = loop_unrolling(level)
+        tuning.loop_unrolling = unroll
         # `interleave` False for a kernel of many loops (BENCH C1: 100): LLVM then spends a
         # fifth less time on it and, on C1, makes code of the same size; small kernels keep
         # interleaving (a sum's interleaved accumulators hide the add latency).
@@ -444,8 +448,12 @@ class KernelCache:
             self.stats.parse_s += time.perf_counter() - start
             if cached is None:
                 start = time.perf_counter()
+                definition = kernel.definition
                 self._optimize(
-                    module, not many_loops(kernel.definition), opt_level(kernel.definition)
+                    module,
+                    not many_loops(definition),
+                    opt_level(definition),
+                    loop_unrolling(definition),
                 )
                 self.stats.optimize_s += time.perf_counter() - start
                 self._to_store.add(key)

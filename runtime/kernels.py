@@ -203,21 +203,33 @@ class PythonKernels:
 # Which kernel arguments are written
 # ---------------------------------------------------------------------------------------------
 
+def defined_llvm_functions(top: ModuleOp) -> dict[str, llvm.FuncOp]:
+    """Every `llvm.func` with a body anywhere in the program, by name (the first of a name in
+    walk order), for `find_kernel_ir`: one walk of the program for all its kernels."""
+    out: dict[str, llvm.FuncOp] = {}
+    for op in top.walk():
+        if isinstance(op, llvm.FuncOp) and op.body.blocks:
+            out.setdefault(op.sym_name.data, op)
+    return out
+
+
 def find_kernel_ir(
-    top: ModuleOp, device_module: ModuleOp, device: int, name: str
+    top: ModuleOp,
+    device_module: ModuleOp,
+    device: int,
+    name: str,
+    defined: Mapping[str, llvm.FuncOp] | None = None,
 ) -> Operation | None:
     """The IR of device `device`'s kernel `name`: `func.func @name` in its module, or the
     `llvm.func` convert-to-llvm made of it (named by the declaration's `multi.llvm_kernel`,
-    else `device{K}_{name}`) anywhere in the program."""
+    else `device{K}_{name}`) anywhere in the program. `defined`: the program's
+    `defined_llvm_functions`, when the caller looks up many kernels (else it walks `top`)."""
     found = SymbolTable.lookup_symbol(device_module, name)
     if isinstance(found, func.FuncOp):  # SPMD mode: a declaration of device K's kernel
         found = shared_kernel(found) or found
     if isinstance(found, func.FuncOp | llvm.FuncOp) and found.body.blocks:
         return found
-    wanted = {f"device{device}_{name}"}
+    wanted = f"device{device}_{name}"
     if found is not None and isinstance(attr := found.attributes.get(LLVM_NAME_ATTR), StringAttr):
-        wanted = {attr.data}
-    for op in top.walk():
-        if isinstance(op, llvm.FuncOp) and op.sym_name.data in wanted and op.body.blocks:
-            return op
-    return None
+        wanted = attr.data
+    return (defined if defined is not None else defined_llvm_functions(top)).get(wanted)

@@ -151,7 +151,7 @@ class Program:
         (or outputs) have PARALLEL_COPY_BYTES or more, each device thread places its own
         devices' inputs (gathers their outputs): the copies, and the page faults of the fresh
         memory they land in, are then made on every core at once, not one after the other
-        on the calling thread (half of a first call of BENCH W2 or W3)."""
+        on the calling thread (most of a first run of BENCH W2 or W3)."""
         logical = self.info.logical_inputs(inputs)
         if self._parallel_copies(x.nbytes for x in logical):
             placed = self._backend.each_device(

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import arith, func, llvm, memref
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
@@ -66,7 +66,7 @@ from xdsl_multi.runtime.buffers import (
     plan_memory,
 )
 from xdsl_multi.runtime.interpreter.device_runs import device_modules
-from xdsl_multi.runtime.kernels import find_kernel_ir
+from xdsl_multi.runtime.kernels import defined_llvm_functions, find_kernel_ir
 
 Backend = Literal["threads", "mpi"]
 """What a plan is for: with `threads` a receive hands over the sender's array (it allocates
@@ -1122,6 +1122,7 @@ def _checked(
     """Kernel facts, message checks, copy decisions and memory plans for every device."""
     schedules = []
     facts: dict[str, tuple[frozenset[int], bool]] = {}
+    defined: dict[str, llvm.FuncOp] | None = None  # the program's kernels, on first need
     for d, sched in enumerate(read):
         written = {}
         noalias: set[str] = set()
@@ -1131,7 +1132,9 @@ def _checked(
                 if takes:
                     noalias.add(name)
                 continue
-            ir = find_kernel_ir(module, module if mods is None else mods[d], d, name)
+            if defined is None:
+                defined = defined_llvm_functions(module)
+            ir = find_kernel_ir(module, module if mods is None else mods[d], d, name, defined)
             if ir is not None:
                 written[name] = written_arguments(ir)
                 if _takes_noalias(ir):
