@@ -6,6 +6,7 @@ same kernels, hence the same written arguments, as a lookup of each on its own."
 from __future__ import annotations
 
 import pytest
+from multi_programs import sum_to_every_device
 from xdsl.context import Context
 
 from xdsl_multi.compile_cache import to_runtime_form
@@ -18,26 +19,12 @@ from xdsl_multi.runtime.interpreter.device_runs import device_modules
 from xdsl_multi.runtime.kernels import find_kernel_ir
 
 
-def allreduce_program(n: int) -> str:
-    devices = ", ".join(f'"CPU:{k}"' for k in range(n))
-    on = f"#multi.on<[{devices}]>"
-    shard = f"#multi.shard<[{devices}], axis = 0>"
-    return f"""
-module attributes {{multi.devices = [{devices}]}} {{
-  func.func @main(%x: tensor<{n}x64xf32, {shard}>) -> tensor<1x64xf32, {on}> {{
-    %s = tg.reduce add %x [0] : tensor<{n}x64xf32, {shard}> -> tensor<1x64xf32, {on}>
-    func.return %s : tensor<1x64xf32, {on}>
-  }}
-}}
-"""
-
-
 @pytest.mark.parametrize("runtime_form", [False, True])
 @pytest.mark.parametrize("allreduce", ["ring", "all2all"])
 def test_kernels_are_found_with_one_walk_of_the_program(
     allreduce: str, runtime_form: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    module = parse_mlir(make_context(), allreduce_program(4))
+    module = parse_mlir(make_context(), sum_to_every_device(4, 64))
     MultiToLLVM(allreduce=allreduce).apply(Context(), module)
     if runtime_form:
         to_runtime_form(module)

@@ -185,3 +185,13 @@ def local_of_shard(n: int, rows: int, cols: int = 3, axis: int = 0) -> str:
         f"    func.return %p, %s : {res}, {red}"
     )
     return module(d, [src], [res, red], body)
+
+
+def sum_to_every_device(n: int, cols: int = 8) -> str:
+    """BENCH W6's program, small: x (n, cols) sharded on axis 0 over n devices, summed over
+    that axis on every device (an allreduce)."""
+    names = devs(n)
+    x, s = t((n, cols), shard(names, 0)), t((1, cols), on(names))
+    return module(names, [x], [s], f"""\
+    %s = tg.reduce add %a0 [0] : {x} -> {s}
+    func.return %s : {s}""")

@@ -9,6 +9,7 @@ import pstats
 
 import numpy as np
 import pytest
+from multi_programs import sum_to_every_device
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
@@ -18,21 +19,6 @@ from xdsl_multi.runtime.interpreter.interpreter import run_module
 from xdsl_multi.transforms.devidx_simplify.devidx_simplify import DevidxSimplify
 from xdsl_multi.transforms.multi_to_devidx.multi_to_devidx import MultiToDevidx
 from xdsl_multi.transforms.specialize_devices.specialize_devices import SpecializeDevices
-
-
-def allreduce_program(n: int) -> str:
-    """W6's program, small: x (n, 8) sharded on axis 0, summed over it on every device."""
-    devices = ", ".join(f'"CPU:{k}"' for k in range(n))
-    on = f"#multi.on<[{devices}]>"
-    shard = f"#multi.shard<[{devices}], axis = 0>"
-    return f"""
-module attributes {{multi.devices = [{devices}]}} {{
-  func.func @main(%x: tensor<{n}x8xf32, {shard}>) -> tensor<1x8xf32, {on}> {{
-    %s = tg.reduce add %x [0] : tensor<{n}x8xf32, {shard}> -> tensor<1x8xf32, {on}>
-    func.return %s : tensor<1x8xf32, {on}>
-  }}
-}}
-"""
 
 
 def spmd_form(text: str, allreduce: str) -> ModuleOp:
@@ -49,7 +35,7 @@ def calls(stats: pstats.Stats, name: str) -> int:
 @pytest.mark.parametrize("allreduce", ["naive", "ring", "all2all"])
 @pytest.mark.parametrize("n", [2, 4])
 def test_collectives_copy_and_simplify_each_device_once(n: int, allreduce: str) -> None:
-    text = allreduce_program(n)
+    text = sum_to_every_device(n)
     module = spmd_form(text, allreduce)
     run = cProfile.Profile()
     run.enable()
