@@ -398,7 +398,7 @@ class CopyBetweenShardsOnOneAxisAlltoallOp(MultiRule[multi.CopyOp]):
         g_src, g_dst, n = geometry(c.src_t, c.src), geometry(c.dst_t, c.dst), len(low.devices)
         i = _position_among_every_device(low, b, c.src.device_names)
         k = _position_among_every_device(low, b, c.dst.device_names)
-        mine = b.local(operands[0], g_src, b.minimum(i, g_src.n - 1) if g_src.n < n else i)
+        mine = b.local(operands[0], g_src, _held_position(b, i, g_src, n))
         block = b.stored(_to_front(b, mine, g_src.axis))
         block_t = block.type
         assert isinstance(block_t, TensorType)
@@ -406,8 +406,14 @@ class CopyBetweenShardsOnOneAxisAlltoallOp(MultiRule[multi.CopyOp]):
         rows = (g_src.s, g_dst.s, g_src.length)
         moved = b.value(devidx.AlltoallOp(block, b.idx(k), b.idx(i), rows, out_t))
         mine_dst = _to_front(b, moved, g_dst.axis, back=True)
-        placed = b.global_(mine_dst, g_dst, b.minimum(k, g_dst.n - 1) if g_dst.n < n else k)
+        placed = b.global_(mine_dst, g_dst, _held_position(b, k, g_dst, n))
         return [b.mask(low.member(b, c.dst.device_names), placed)]
+
+
+def _held_position(b: SpmdBuilder, position: Index, g: ShardGeometry, n: int) -> Index:
+    """A device's position among every device (0..n-1; n - 1 for devices outside the list)
+    as a block index of `g`'s m shards: clamped to m - 1 when the list is shorter."""
+    return b.minimum(position, g.n - 1) if g.n < n else position
 
 
 class CopyBetweenShardsOnTwoAxesAlltoallOp(MultiRule[multi.CopyOp]):
@@ -435,11 +441,11 @@ class CopyBetweenShardsOnTwoAxesAlltoallOp(MultiRule[multi.CopyOp]):
         g_src, g_dst, n = geometry(c.src_t, c.src), geometry(c.dst_t, c.dst), len(low.devices)
         i = _position_among_every_device(low, b, c.src.device_names)
         k = _position_among_every_device(low, b, c.dst.device_names)
-        mine = b.local(operands[0], g_src, b.minimum(i, g_src.n - 1) if g_src.n < n else i)
+        mine = b.local(operands[0], g_src, _held_position(b, i, g_src, n))
         blocks = _split_axis(b, mine, g_dst, n)
         exchanged = b.value(devidx.AlltoallOp(blocks, b.idx(k), b.idx(i)))
         joined = _join_axis(b, b.shrink_axis(exchanged, 0, 0, g_src.n), g_src)
-        placed = b.global_(joined, g_dst, b.minimum(k, g_dst.n - 1) if g_dst.n < n else k)
+        placed = b.global_(joined, g_dst, _held_position(b, k, g_dst, n))
         return [b.mask(low.member(b, c.dst.device_names), placed)]
 
 
