@@ -3,7 +3,8 @@
 Discovery is lit's own (`lit --show-tests`, so suffixes and excludes come from
 test/lit/lit.cfg.py). lit runs once per session, in parallel, on every selected lit test
 (`pytest -k parse-error` runs only that one); each pytest test then reports its file's result,
-with lit's output when it fails.
+with lit's output when it fails. multi-opt, multi-run and filecheck run in a fork server
+(test/support/tool_server.py), which imports them once for all RUN lines.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tool_server import tool_server
 
 # Under pytest-xdist (`-n auto --dist loadgroup`) lit runs once per session, on the worker
 # that gets the lit tests.
@@ -74,9 +76,15 @@ def lit_results(request: pytest.FixtureRequest) -> dict[str, LitResult]:
             *(str(LIT_DIR / name) for name in selected),
         ]
         try:
-            run = subprocess.run(
-                command, check=False, capture_output=True, text=True, timeout=LIT_TIMEOUT_SECONDS
-            )
+            with (Path(tmp) / "server.log").open("w") as log, tool_server(log) as env:
+                run = subprocess.run(
+                    command,
+                    check=False,
+                    capture_output=True,
+                    text=True,
+                    timeout=LIT_TIMEOUT_SECONDS,
+                    env=env,
+                )
         except subprocess.TimeoutExpired:
             pytest.fail(f"lit did not finish within {LIT_TIMEOUT_SECONDS} s", pytrace=False)
         if not report.exists():

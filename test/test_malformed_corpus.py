@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tool_server import tool_command, tool_server
 
 # Under pytest-xdist (`-n auto --dist loadgroup`) the corpus runs once, on one worker.
 pytestmark = pytest.mark.xdist_group("malformed-corpus")
@@ -76,14 +77,17 @@ class Run:
     stderr: str
 
 
-def _run(case: Case) -> Run:
+def _run(case: Case, env: dict[str, str] | None = None) -> Run:
+    """multi-opt on the case: the console script, or in the tool server that `env` names."""
+    command = tool_command("multi-opt") if env is not None else _multi_opt()
     try:
         done = subprocess.run(
-            [*_multi_opt(), str(case.path), *case.args],
+            [*command, str(case.path), *case.args],
             capture_output=True,
             check=False,
             timeout=TIMEOUT_SECONDS,
             stdin=subprocess.DEVNULL,
+            env=env,
         )
     except subprocess.TimeoutExpired:
         return Run(-1, "", f"multi-opt did not finish within {TIMEOUT_SECONDS} s")
@@ -96,7 +100,8 @@ def _run(case: Case) -> Run:
 
 @pytest.fixture(scope="module")
 def runs(request: pytest.FixtureRequest) -> dict[str, Run]:
-    """Run multi-opt on every selected corpus file, in parallel (one process each)."""
+    """Run multi-opt on every selected corpus file, in parallel (one process each, forked
+    by the tool server, test/support/tool_server.py: the imports are done once)."""
     selected: list[str] = [
         str(item.callspec.params["name"])
         for item in request.session.items
@@ -106,8 +111,8 @@ def runs(request: pytest.FixtureRequest) -> dict[str, Run]:
         and item.module is not None
         and item.module.__name__ == __name__
     ] or FILES
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        return dict(zip(selected, pool.map(lambda n: _run(_case(n)), selected), strict=True))
+    with tool_server() as env, ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        return dict(zip(selected, pool.map(lambda n: _run(_case(n), env), selected), strict=True))
 
 
 def _params() -> list[object]:
