@@ -12,7 +12,10 @@ Identical kernels compile once: each kernel is keyed by its own LLVM IR with its
 machine-code function. Compiled code is kept in memory by the `KernelCache` (which keeps the
 execution engines alive: a function may be called while its cache lives) and, optionally, on
 disk as object code (`XDSL_MULTI_CACHE_DIR`, default `~/.cache/xdsl-multi`), written to a
-temporary file and renamed, so concurrent writers never leave a partial file.
+temporary file and renamed, so concurrent writers never leave a partial file. The new kernels
+of one call are compiled in one LLVM module (per optimization setting), since LLVM's cost per
+module is a few ms: one kernel's object is `KEY.o`; several share `GROUP.o`, and each member's
+`KEY.ref` names that object, so a later call (or process) that needs any of them loads it.
 
 Calls go through ctypes, which releases the GIL, so several threads run kernels in parallel.
 A call checks its arguments: with the kernel-level signature (`multi.kernel_type`, present when
@@ -286,6 +289,23 @@ def write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
+@dataclass(frozen=True)
+class _DiskObject:
+    group: str
+    """The object's key: a kernel's key, or a group's (`_group_key`)."""
+    members: frozenset[str]
+    """The keys of the kernels it holds."""
+    data: bytes
+
+
+def _group_key(kernels: Mapping[str, object]) -> str:
+    """The module and object key of kernels compiled together: the kernel's own key for one,
+    else a hash of the members' keys."""
+    if len(kernels) == 1:
+        return next(iter(kernels))
+    return hashlib.sha256("\n".join(["group", *sorted(kernels)]).encode()).hexdigest()
+
+
 class KernelCache:
     """Compiles LLVM IR kernels for this CPU and keeps them; see the module docstring.
 
@@ -316,7 +336,11 @@ class KernelCache:
         empty.triple, empty.data_layout = self.triple, self.data_layout
         self._engine = llvm.create_mcjit_compiler(empty, self.target_machine)
         self._objects_from_disk: dict[str, bytes] = {}
-        self._to_store: set[str] = set()
+        self._to_store: dict[str, frozenset[str]] = {}
+        """Modules compiled here whose object code goes to disk: module name -> kernel keys."""
+        self._in_engine: set[str] = set()
+        """Keys of the kernels whose machine code the engine holds (compiled or loaded here,
+        also those that came in a group's object without being asked for)."""
         self._engine.set_object_cache(notify_func=self._notify, getbuffer_func=self._getbuffer)
         self._salt = "\n".join(
             ["xdsl-multi jit 1", llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)),
@@ -421,76 +445,130 @@ class KernelCache:
         builder = llvm.create_pass_builder(self.target_machine, tuning)
         builder.getModulePassManager().run(module, builder)
 
-    def _disk_path(self, key: str) -> Path | None:
-        return None if self.disk_dir is None else self.disk_dir / f"{key}.o"
+    def _disk_path(self, key: str, suffix: str = ".o") -> Path | None:
+        return None if self.disk_dir is None else self.disk_dir / f"{key}{suffix}"
 
     def _compile_all(self, common: str, kernels: Mapping[str, _KernelText]) -> dict[str, _Compiled]:
-        """Machine code for each kernel by key: every module added to the engine first, then
-        one `finalize_object` for all (it links and maps memory: once per call, not per
-        kernel)."""
-        added: list[tuple[str, str, list[str], _KernelText]] = []
+        """Machine code for each kernel by key. A kernel whose symbol the engine already has
+        (it came in an object with others) is looked up; one found on disk comes with its
+        object (once per object); the others are compiled in ONE LLVM module per
+        optimization setting (LLVM's per-module cost is paid once per call, not per
+        kernel). Every module is added to the engine first, then one `finalize_object` for
+        all (it links and maps memory: once per call, not per kernel)."""
+        symbols = {key: f"k_{key[:32]}" for key in kernels}
+        arg_types: dict[str, list[str]] = {}
+        to_compile: dict[tuple[bool, int, bool], dict[str, _KernelText]] = {}
+        loaded: set[str] = set()
+        """The objects loaded from disk in this call, and the kernels they hold."""
+        loaded_now: set[str] = set()
+        added = False
         for key, kernel in kernels.items():
-            symbol = f"k_{key[:32]}"
-            text = common + "\n" + kernel.definition.replace(
-                f'"{_PLACEHOLDER}"', f'"{symbol}"', 1
-            )
             start = time.perf_counter()
-            cached = self._read_disk(key)
-            arg_types = parameter_types(kernel.definition) if cached is not None else None
-            if arg_types is not None:
-                # MCJIT takes the object code from the cache and never looks at the IR: an
-                # empty module named by the key stands for it (no LLVM parse on a warm call)
-                module = self._parse("")
-            else:
-                module = self._parse(text)
-                arg_types = [str(a.type) for a in module.get_function(symbol).arguments]
-            module.name = key
-            self.stats.parse_s += time.perf_counter() - start
-            if cached is None:
-                start = time.perf_counter()
-                definition = kernel.definition
-                self._optimize(
-                    module,
-                    not many_loops(definition),
-                    opt_level(definition),
-                    loop_unrolling(definition),
-                )
-                self.stats.optimize_s += time.perf_counter() - start
-                self._to_store.add(key)
-                self.stats.compiled += 1
-            else:
-                self._objects_from_disk[key] = cached
+            types = parameter_types(kernel.definition)
+            if key in self._in_engine:  # it came in a group's object, unasked for
+                if types is None:
+                    definition = kernel.definition.replace(
+                        f'"{_PLACEHOLDER}"', f'"{symbols[key]}"', 1
+                    )
+                    function = self._parse(f"{common}\n{definition}").get_function(symbols[key])
+                    types = [str(a.type) for a in function.arguments]
+                arg_types[key] = types
+                if key in loaded_now:
+                    self.stats.disk_hits += 1
+                else:
+                    self.stats.memory_hits += 1
+                self.stats.parse_s += time.perf_counter() - start
+                continue
+            found = self._read_disk(key) if types is not None else None
+            if found is not None and (found.group in loaded or not found.members & self._in_engine):
+                if found.group not in loaded:
+                    # MCJIT takes the object code from the cache and never looks at the IR:
+                    # an empty module named by the object's key stands for it (no LLVM parse
+                    # on a warm call)
+                    module = self._parse("")
+                    module.name = found.group
+                    self._objects_from_disk[found.group] = found.data
+                    self._engine.add_module(module)
+                    self._in_engine |= found.members
+                    loaded_now |= found.members
+                    loaded.add(found.group)
+                    added = True
+                assert types is not None
+                arg_types[key] = types
                 self.stats.disk_hits += 1
+                self.stats.parse_s += time.perf_counter() - start
+                continue
+            setting = (
+                not many_loops(kernel.definition),
+                opt_level(kernel.definition),
+                loop_unrolling(kernel.definition),
+            )
+            to_compile.setdefault(setting, {})[key] = kernel
+        for (interleave, level, unroll), group in to_compile.items():
+            start = time.perf_counter()
+            text = "\n".join(
+                [common]
+                + [
+                    k.definition.replace(f'"{_PLACEHOLDER}"', f'"{symbols[key]}"', 1)
+                    for key, k in group.items()
+                ]
+            )
+            module = self._parse(text)
+            for key in group:
+                arg_types[key] = [str(a.type) for a in module.get_function(symbols[key]).arguments]
+            module.name = _group_key(group)
+            self.stats.parse_s += time.perf_counter() - start
+            start = time.perf_counter()
+            self._optimize(module, interleave, level, unroll)
+            self.stats.optimize_s += time.perf_counter() - start
+            self._to_store[module.name] = frozenset(group)
+            self.stats.compiled += len(group)
             self._engine.add_module(module)
-            added.append((key, symbol, arg_types, kernel))
+            self._in_engine |= group.keys()
+            added = True
         if added:
             start = time.perf_counter()
             self._engine.finalize_object()
             self.stats.codegen_s += time.perf_counter() - start
         out: dict[str, _Compiled] = {}
-        for key, symbol, arg_types, kernel in added:
-            address = self._engine.get_function_address(symbol)
+        for key, kernel in kernels.items():
+            address = self._engine.get_function_address(symbols[key])
             if not address:
                 raise RuntimeError(f"JIT: no machine code for kernel {kernel.name}")
-            out[key] = _Compiled(self._engine, address, arg_types)
+            out[key] = _Compiled(self._engine, address, arg_types[key])
         return out
 
-    def _read_disk(self, key: str) -> bytes | None:
-        path = self._disk_path(key)
-        if path is None:
+    def _read_disk(self, key: str) -> _DiskObject | None:
+        """The object code holding kernel `key`: its own `KEY.o`, or the object of the group
+        it was compiled in, named by `KEY.ref` (the group's key, then its members' keys)."""
+        path, ref = self._disk_path(key), self._disk_path(key, ".ref")
+        if path is None or ref is None:
             return None
         try:
-            return path.read_bytes()
+            return _DiskObject(key, frozenset([key]), path.read_bytes())
         except OSError:
+            pass
+        try:
+            group, *members = ref.read_text().split()
+            data = self._disk_path(group).read_bytes()  # type: ignore[union-attr]
+        except (OSError, ValueError):
             return None
+        return _DiskObject(group, frozenset(members), data) if key in members else None
 
     def _getbuffer(self, module: Any) -> bytes | None:
         return self._objects_from_disk.pop(module.name, None)
 
     def _notify(self, module: Any, data: bytes) -> None:
-        if module.name in self._to_store:
-            self._to_store.discard(module.name)
-            self._store(self._disk_path(module.name), data)
+        """MCJIT made the object code of a module we compiled: keep it on disk, under its own
+        key for one kernel, under the group's key with a `.ref` per member for several."""
+        members = self._to_store.pop(module.name, None)
+        if members is None:
+            return
+        self._store(self._disk_path(module.name), data)
+        if len(members) > 1:
+            listing = "\n".join([module.name, *sorted(members)]).encode()
+            for key in members:
+                self._store(self._disk_path(key, ".ref"), listing)
 
     @staticmethod
     def _store(path: Path | None, data: bytes) -> None:

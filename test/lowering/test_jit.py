@@ -316,3 +316,58 @@ def test_a_loop_nest_is_vectorized_but_not_unrolled_and_still_right() -> None:
     single = str(translate_kernels(lower(SUM)))
     assert loop_unrolling(split_kernels(single)[1][0].definition)
     assert cache.optimized_ir(single).count("load <") > 8  # unrolled: more vectors per trip
+
+
+def _scaled(name: str, factor: float) -> str:
+    """A kernel like AXPY: y = x * factor + y (distinct factors: distinct kernels)."""
+    return AXPY.replace("@axpy", f"@{name}").replace("2.0 : f32", f"{factor} : f32")
+
+
+def _check_scaled(kernels: dict, name: str, factor: float) -> None:
+    x, y = _x(), aligned_copy(np.ones(32, dtype=np.float32))
+    kernels[name](x, y, 32)
+    np.testing.assert_array_equal(y, x * np.float32(factor) + 1)
+
+
+def test_new_kernels_of_a_call_share_one_object_and_a_new_cache_loads_it(tmp_path: Path) -> None:
+    """The kernels a call compiles are one LLVM module (one object, GROUP.o, with a KEY.ref
+    per kernel naming it); a new cache (a new process) loads that object for all of them
+    without LLVM, and every kernel computes what it did."""
+    module = lower(_scaled("k2", 2.0) + _scaled("k3", 3.0) + _scaled("k5", 5.0))
+    cold = KernelCache(tmp_path)
+    kernels = cold.compile_kernels(module)
+    assert cold.stats.compiled == 3 and cold.stats.disk_hits == 0
+    assert len(list(tmp_path.glob("*.o"))) == 1 and len(list(tmp_path.glob("*.ref"))) == 3
+    assert len({kernels[n].address for n in ("k2", "k3", "k5")}) == 3
+    for name, factor in (("k2", 2.0), ("k3", 3.0), ("k5", 5.0)):
+        _check_scaled(kernels, name, factor)
+
+    warm = KernelCache(tmp_path)
+    kernels = warm.compile_kernels(module)
+    assert warm.stats.compiled == 0 and warm.stats.disk_hits == 3
+    assert warm.stats.optimize_s == 0.0
+    for name, factor in (("k2", 2.0), ("k3", 3.0), ("k5", 5.0)):
+        _check_scaled(kernels, name, factor)
+
+
+def test_a_kernel_of_an_earlier_group_is_shared_by_a_later_call(tmp_path: Path) -> None:
+    """A kernel compiled in one call's group serves a later call that needs it with a new
+    kernel: from the engine in the same cache, from the group's object in a new one."""
+    first = lower(_scaled("k2", 2.0) + _scaled("k3", 3.0))
+    second = lower(_scaled("again3", 3.0) + _scaled("k7", 7.0))
+    cache = KernelCache(tmp_path)
+    cache.compile_kernels(first)
+    kernels = cache.compile_kernels(second)
+    assert cache.stats.compiled == 3 and cache.stats.memory_hits == 1
+    _check_scaled(kernels, "again3", 3.0)
+    _check_scaled(kernels, "k7", 7.0)
+
+    fresh = KernelCache(tmp_path)  # k3 from the first group's object, k7 from its own
+    kernels = fresh.compile_kernels(second)
+    assert fresh.stats.compiled == 0 and fresh.stats.disk_hits == 2
+    _check_scaled(kernels, "again3", 3.0)
+    _check_scaled(kernels, "k7", 7.0)
+    kernels = fresh.compile_kernels(first)  # k2 came with k3's object: no second load
+    assert (fresh.stats.compiled, fresh.stats.disk_hits, fresh.stats.memory_hits) == (0, 2, 2)
+    _check_scaled(kernels, "k2", 2.0)
+    _check_scaled(kernels, "k3", 3.0)
