@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -46,6 +45,9 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl_multi.dialects.element_types import is_bf16
 from xdsl_multi.lowering import llvm_ops
 
+if TYPE_CHECKING:
+    import numpy as np
+
 FAST_MATH = llvm.FastMathAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
 """Flags on every float add, sub, mul, div and neg: reassociation lets LLVM vectorize float
 reductions, contraction lets it form FMAs. No `nnan`/`ninf`/`nsz`: NaN and infinities propagate
@@ -70,19 +72,15 @@ def storage_type(element: Attribute) -> Attribute:
     return lower_type(element)
 
 
-_INT_DTYPES = {
-    1: np.dtype(np.bool_),
-    8: np.dtype(np.int8),
-    16: np.dtype(np.int16),
-    32: np.dtype(np.int32),
-    64: np.dtype(np.int64),
-}
+_INT_DTYPES = {1: "bool", 8: "int8", 16: "int16", 32: "int32", 64: "int64"}
 
 
 def storage_dtype(element: Attribute) -> np.dtype:
     """The numpy dtype of one element in memory, for the JIT, the runtime and the interpreter
     alike: `i1` is numpy bool (a byte), `index` int64, bf16 float32 (holding a bf16 value).
     Raises ValueError for an element type no numpy array holds."""
+    import numpy as np  # deferred: multi-opt lowers to LLVM without numpy (~0.1 s to import)
+
     if isinstance(element, Float32Type | BFloat16Type):
         return np.dtype(np.float32)
     if isinstance(element, Float64Type):
@@ -92,7 +90,7 @@ def storage_dtype(element: Attribute) -> np.dtype:
     if isinstance(element, IndexType):
         return np.dtype(np.int64)
     if isinstance(element, IntegerType) and element.width.data in _INT_DTYPES:
-        return _INT_DTYPES[element.width.data]
+        return np.dtype(_INT_DTYPES[element.width.data])
     raise ValueError(f"no numpy dtype for {element}")
 
 
