@@ -74,10 +74,13 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str
     wheels = list(dist.glob("xdsl_multi-*.whl"))
     assert len(wheels) == 1, wheels
 
+    # Without pip of its own (bootstrapping one costs ~7 s of CPU): this Python's pip
+    # installs into it (`pip --python`, pip >= 22.3).
     venv_dir = tmp / "venv"
-    _run([sys.executable, "-m", "venv", venv_dir], tmp, env)
+    _run([sys.executable, "-m", "venv", "--without-pip", venv_dir], tmp, env)
     bin_dir = venv_dir / ("Scripts" if os.name == "nt" else "bin")
-    _run([bin_dir / "python", "-m", "pip", "install", "-q", wheels[0]], tmp, env)
+    python = bin_dir / "python"
+    _run([sys.executable, "-m", "pip", "--python", python, "install", "-q", wheels[0]], tmp, env)
 
     work = tmp / "work"  # outside the project: nothing resolves to the checkout
     work.mkdir()
