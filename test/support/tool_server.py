@@ -16,7 +16,7 @@ In a test, `with tool_server() as env:` starts one and gives the environment tha
 tools to it (`tool_command("multi-opt")` is the command line). test/lit/lit.cfg.py uses the
 client for the three tools when `MULTI_TOOL_SERVER` is set (test/test_lit.py sets it); plain
 `lit test/lit` runs the real console scripts. test/test_packaging.py runs the installed
-scripts themselves.
+scripts themselves. Not for `mpiexec`: an MPI rank must be the process mpiexec started.
 """
 
 from __future__ import annotations
