@@ -42,7 +42,7 @@ def buffer_of(op: Operation, v: Value, what: str = "memref") -> Buffer:
     return v
 
 
-def _indices(op: Operation, buf: Buffer, args: list[Value]) -> tuple[int, ...]:
+def indices_of(op: Operation, buf: Buffer, args: list[Value]) -> tuple[int, ...]:
     shape = buf.data.shape
     if len(args) != len(shape):
         raise op_error(op, f"{len(args)} indices for a memref of rank {len(shape)}")
@@ -75,14 +75,14 @@ def dealloc(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
 
 def load(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     buf = buffer_of(op, args[0])
-    return [buf.data[_indices(op, buf, args[1:])]]
+    return [buf.data[indices_of(op, buf, args[1:])]]
 
 
 def store(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     value, buf = args[0], buffer_of(op, args[1])
     if not isinstance(value, np.generic) or value.dtype != buf.data.dtype:
         raise op_error(op, f"stores {value!r} into a buffer of {buf.data.dtype}")
-    buf.data[_indices(op, buf, args[2:])] = value
+    buf.data[indices_of(op, buf, args[2:])] = value
     return []
 
 
