@@ -18,7 +18,8 @@ For each kernel:
    gives each op to the patterns that name it): an op's operands
    are already lowered when it is rewritten, except memrefs, which keep their type (and so their
    shape) for the loads and stores; the op's own result types are still the kernel-level ones;
-4. a second walk turns `memref.alloca` into `llvm.alloca`;
+4. a second walk turns `memref.alloca` into `llvm.alloca` and `memref.collapse_shape` (a
+   vector tile's view) into the pointer it views;
 5. the body moves into `llvm.func @device{K}_{name}` (func_to_llvm.py). Where the host calls
    the kernel, a bodiless `func.func private` with the kernel's name and signature stays for
    those calls, pointing at the llvm function (`multi.llvm_kernel`).
@@ -58,7 +59,11 @@ from xdsl_multi.lowering.func_to_llvm import (
 )
 from xdsl_multi.lowering.llvm_types import lower_type, same_body
 from xdsl_multi.lowering.math_to_llvm import MATH_TO_LLVM_PATTERNS
-from xdsl_multi.lowering.memref_to_llvm import MEMREF_TO_LLVM_PATTERNS, AllocaToLLVM
+from xdsl_multi.lowering.memref_to_llvm import (
+    MEMREF_TO_LLVM_PATTERNS,
+    AllocaToLLVM,
+    CollapseShapeToLLVM,
+)
 from xdsl_multi.lowering.vector_to_llvm import VECTOR_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.walker import LoweringPattern, LoweringWalker, erase_dead_ops
 
@@ -167,7 +172,7 @@ _TO_LLVM = LoweringWalker(
         *VECTOR_TO_LLVM_PATTERNS,
     ]
 )
-_ALLOCA_TO_LLVM = LoweringWalker([AllocaToLLVM()])
+_ALLOCA_TO_LLVM = LoweringWalker([AllocaToLLVM(), CollapseShapeToLLVM()])
 
 
 def lower_scalar_block_args(kernel: func.FuncOp) -> None:

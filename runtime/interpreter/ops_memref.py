@@ -94,6 +94,18 @@ def copy(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     return []
 
 
+def collapse_shape(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
+    """A view of the same elements (a vector tile's, without trailing unit axes): writes
+    through it reach the buffer."""
+    buf = buffer_of(op, args[0])
+    t = op.results[0].type
+    assert isinstance(t, MemRefType)
+    view = buf.data.reshape(tuple(t.get_shape()))
+    if not np.shares_memory(view, buf.data):
+        raise op_error(op, f"cannot view {buf.data.shape} as {t} without a copy")
+    return [Buffer(view, "view")]
+
+
 MEMREF_HANDLERS: dict[type[Operation], Handler] = {
     memref.AllocOp: alloc,
     memref.AllocaOp: alloc,
@@ -101,4 +113,5 @@ MEMREF_HANDLERS: dict[type[Operation], Handler] = {
     memref.LoadOp: load,
     memref.StoreOp: store,
     memref.CopyOp: copy,
+    memref.CollapseShapeOp: collapse_shape,
 }

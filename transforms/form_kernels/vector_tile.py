@@ -21,8 +21,9 @@ vector.store %acc#1, %out[%row, %col] : memref<512x1024xf32>, vector<16xf32>
 
 What a vector tile holds (`VectorTile.supports`, else the tile stays scalar): lane-dependent
 nodes of the tile's element type only, each one of
-- a load whose index has the lane in its last axis with coefficient 1 and nowhere else
-  (contiguous lanes: `vector.load` at lane 0);
+- a load whose index has the lane in one axis with coefficient 1, followed by unit axes only
+  (contiguous lanes: `vector.load` at lane 0, through a `memref.collapse_shape` of the unit
+  axes where there are some);
 - a tiled add reduction over floats whose validity does not depend on the lane (`vector.fma`
   accumulators);
 - a lanewise float op (`_LANEWISE`, the op's own class on vectors), or an `arith.select` whose
@@ -39,8 +40,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from xdsl.dialects import arith, scf, vector
-from xdsl.dialects.builtin import Float32Type, Float64Type, VectorType
+from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    Float32Type,
+    Float64Type,
+    IntegerAttr,
+    MemRefType,
+    TensorType,
+    VectorType,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xdsl_multi.dialects.element_types import bit_width
@@ -112,15 +122,23 @@ class TileEmitter(Protocol):
     def close_loop(self, parent: Frame, frame: Frame, yields: Sequence[SSAValue]) -> None: ...
 
 
-def lane_index(index: Sequence[Ix], lane: Var) -> tuple[Ix, ...] | None:
-    """The index of lane 0 when the lanes are contiguous along the last axis, else None."""
-    if not index:
+def lane_index(index: Sequence[Ix], lane: Var, shape: Sequence[int]) -> tuple[Ix, ...] | None:
+    """The index of lane 0 when the lanes are contiguous along one axis after which every
+    axis has size 1, without those unit axes (the index into `unit_view`), else None."""
+    axes = [a for a, x in enumerate(index) if im.coefficient(x, lane) != 0]
+    if len(axes) != 1 or im.coefficient(index[axes[0]], lane) != 1:
         return None
-    *outer, last = index
-    if any(im.coefficient(x, lane) != 0 for x in outer) or im.coefficient(last, lane) != 1:
+    a = axes[0]
+    if any(n != 1 for n in shape[a + 1 :]):
         return None
     zero = {lane: im.const(0)}
-    return tuple(im.substitute(x, zero) for x in index)
+    return tuple(im.substitute(x, zero) for x in index[: a + 1])
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    t = value.type
+    assert isinstance(t, TensorType | MemRefType)
+    return tuple(t.get_shape())
 
 
 class VectorTile:
@@ -136,6 +154,31 @@ class VectorTile:
         self.splats: dict[int, tuple[SSAValue, Frame]] = {}
         self.packed: dict[int, tuple[SNode, tuple[Ix, ...]]] = {}
         """Lane loads redirected to a packed panel: the fill and the index of lane 0."""
+        self.views: dict[tuple[SSAValue, int], SSAValue] = {}
+
+    def unit_view(self, buffer: SSAValue, rank: int) -> SSAValue:
+        """`buffer` without its trailing unit axes past `rank` (`memref.collapse_shape` at the
+        kernel's entry, once): a `vector.load/store` runs along the last axis, and a kept
+        reduced axis (`memref<512x1024x1xf32>`) puts the lanes in the one before."""
+        t = buffer.type
+        assert isinstance(t, MemRefType)
+        shape = t.get_shape()
+        if rank == len(shape):
+            return buffer
+        key = (buffer, rank)
+        if key not in self.views:
+            groups = [[a] for a in range(rank - 1)] + [list(range(rank - 1, len(shape)))]
+            reassociation = ArrayAttr(
+                [ArrayAttr([IntegerAttr(a, i64) for a in g]) for g in groups]
+            )
+            view = memref.CollapseShapeOp.create(
+                operands=[buffer],
+                result_types=[MemRefType(t.element_type, shape[:rank])],
+                properties={"reassociation": reassociation},
+            )
+            self.em.base.insert(view)
+            self.views[key] = view.result
+        return self.views[key]
 
     # -- the policy -----------------------------------------------------------------------
 
@@ -146,7 +189,7 @@ class VectorTile:
         for index, value, valid in elements:
             if isinstance(valid, SNode) and lane in valid.fv:
                 return False
-            if lane_index(index, lane) is None:
+            if lane_index(index, lane, _shape(self.em.out)) is None:
                 return False
             stack.append(value)
         seen: set[int] = set()
@@ -158,7 +201,8 @@ class VectorTile:
             if n.type != self.t:
                 return False
             if n.kind == "load":
-                if lane_index(n.payload[1], lane) is None:
+                leaf, index = n.payload
+                if lane_index(index, lane, _shape(leaf)) is None:
                     return False
             elif n.kind == "reduce":
                 if n.reduce.origin not in tiled or n.reduce.kind != ReduceKind.ADD:
@@ -205,9 +249,9 @@ class VectorTile:
                 base = em.value(fill)
             else:
                 leaf, lane_ix = node.payload
-                base = em.args[leaf]
-                index = lane_index(lane_ix, self.lane)
-                assert index is not None
+                lane0 = lane_index(lane_ix, self.lane, _shape(leaf))
+                assert lane0 is not None
+                base, index = self.unit_view(em.args[leaf], len(lane0)), lane0
             indices = [em.value(em.g.ix(x)) for x in index]
             op: Operation = vector.LoadOp(base, indices, self.vtype)
         elif node.kind == "op":
@@ -274,11 +318,12 @@ class VectorTile:
                 sel = arith.SelectOp(em.value(valid), v, self.splat(zero))
                 em.frame_of_all([valid, value]).insert(sel)
                 v = sel.result
-        lane0 = lane_index(index, self.lane)
+        lane0 = lane_index(index, self.lane, _shape(em.out))
         assert lane0 is not None
         index_nodes = [em.g.ix(x) for x in lane0]
         indices = [em.value(x) for x in index_nodes]
-        em.frame_of_all(index_nodes).insert(vector.StoreOp(v, em.out, indices))
+        out = self.unit_view(em.out, len(lane0))
+        em.frame_of_all(index_nodes).insert(vector.StoreOp(v, out, indices))
 
     # -- packing --------------------------------------------------------------------------
 
