@@ -18,6 +18,7 @@ from __future__ import annotations
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, VectorType, i32, i64
 from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
+from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects.element_types import bit_width
 from xdsl_multi.lowering import llvm_ops
@@ -64,7 +65,9 @@ class BroadcastToLLVM(LoweringPattern):
     def match_and_rewrite(self, op: vector.BroadcastOp, rewriter: PatternRewriter, /):
         t = op.vector.type
         if not isinstance(t, VectorType) or isinstance(op.source.type, VectorType):
-            raise ValueError(f"vector.broadcast: expected a scalar to a 1-d vector, found {t}")
+            raise PassFailedException(
+                f"vector.broadcast: expected a scalar to a 1-d vector, found {t}"
+            )
         lanes = t.get_shape()[0]
         b = OpList()
         undef = b.add(llvm.UndefOp(t))

@@ -17,7 +17,8 @@ scf.for %i ... {                                       // output loops, plan.ord
 Tiled plan (reductions outside the innermost loop, kernel_analysis.choose_tiling): the last two
 output loops step by the tile, the reduction loop runs inside with rows x cols accumulators as
 iter_args, and each tile element's epilogue is stored after it; remainder rows and columns get
-tiles of one row or one column.
+tiles of one row or one column. A full tile is built of vectors where it can be
+(vector_tile.py: `vector<16xf32>` accumulators), else of scalars.
 
 Stores write `select(valid, v, 0)` (SPEC §4 rule 3); reductions accumulate
 `select(valid, v, identity)` (rule 2). The accumulating float op carries
