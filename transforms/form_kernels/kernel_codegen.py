@@ -445,7 +445,7 @@ class KernelEmitter:
             lane = g.new_var(0, lanes - 1, "l")
             tile = VectorTile(self, lane, lanes, plan.value.type)
             elements = self._tile_elements(i, ti, rows, j, tj, cols // lanes, lanes, lane, shared)
-            if not tile.supports(elements, tiled_ops):
+            if not tile.supports(elements, tiled_ops, {ti, tj, lane, *plan.order}):
                 lanes = 0
         if not lanes:
             lane, tile = None, None

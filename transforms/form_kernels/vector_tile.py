@@ -182,8 +182,12 @@ class VectorTile:
 
     # -- the policy -----------------------------------------------------------------------
 
-    def supports(self, elements: Sequence[Element], tiled: set[Operation]) -> bool:
-        """Whether every lane-dependent node of the elements is one a vector tile holds."""
+    def supports(
+        self, elements: Sequence[Element], tiled: set[Operation], bound: set[Var | None]
+    ) -> bool:
+        """Whether every lane-dependent node of the elements is one a vector tile holds (a
+        tiled reduction only over the variables the tile binds, `bound`: the accumulators
+        are the tile's)."""
         lane = self.lane
         stack: list[SNode] = []
         for index, value, valid in elements:
@@ -206,6 +210,8 @@ class VectorTile:
                     return False
             elif n.kind == "reduce":
                 if n.reduce.origin not in tiled or n.reduce.kind != ReduceKind.ADD:
+                    return False
+                if not n.fv <= bound:
                     return False
                 if len(n.operands) > 1 and lane in n.operands[1].fv:
                     return False
