@@ -10,7 +10,8 @@ from xdsl.context import Context
 
 
 def make_context(*, allow_unregistered: bool = False) -> Context:
-    """A fresh Context with builtin, func, arith, math, scf, cf, memref, llvm and our dialects."""
+    """A fresh Context with builtin, func, arith, math, scf, cf, memref, llvm, vector (the
+    kernel level's register tiles) and our dialects."""
     from xdsl.dialects.arith import Arith
     from xdsl.dialects.builtin import Builtin
     from xdsl.dialects.cf import Cf
@@ -19,12 +20,13 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
     from xdsl.dialects.math import Math
     from xdsl.dialects.memref import MemRef
     from xdsl.dialects.scf import Scf
+    from xdsl.dialects.vector import Vector
 
     from xdsl_multi.dialects.devidx import Devidx
     from xdsl_multi.dialects.multi import Multi
     from xdsl_multi.dialects.tg import TG
 
     ctx = Context(allow_unregistered=allow_unregistered)
-    for dialect in (Builtin, Func, Arith, Math, Scf, Cf, MemRef, LLVM, Multi, TG, Devidx):
+    for dialect in (Builtin, Func, Arith, Math, Scf, Cf, MemRef, LLVM, Vector, Multi, TG, Devidx):
         ctx.load_dialect(dialect)
     return ctx

@@ -14,11 +14,12 @@ For each kernel:
 2. block arguments other than memrefs get their llvm types (index -> i64, bf16 -> f32);
 3. one walk, in block order, of the arith, math, memref and terminator lowerings
    (arith_to_llvm.py, math_to_llvm.py, memref_to_llvm.py, func_to_llvm.py, devidx_to_llvm.py
-   for SPMD mode's `devidx.lookup` tables; walker.py gives each op to the patterns that name
-   it): an op's operands
+   for SPMD mode's `devidx.lookup` tables, vector_to_llvm.py for register tiles; walker.py
+   gives each op to the patterns that name it): an op's operands
    are already lowered when it is rewritten, except memrefs, which keep their type (and so their
    shape) for the loads and stores; the op's own result types are still the kernel-level ones;
-4. a second walk turns `memref.alloca` into `llvm.alloca`;
+4. a second walk turns `memref.alloca` into `llvm.alloca` and `memref.collapse_shape` (a
+   vector tile's view) into the pointer it views;
 5. the body moves into `llvm.func @device{K}_{name}` (func_to_llvm.py). Where the host calls
    the kernel, a bodiless `func.func private` with the kernel's name and signature stays for
    those calls, pointing at the llvm function (`multi.llvm_kernel`).
@@ -58,7 +59,12 @@ from xdsl_multi.lowering.func_to_llvm import (
 )
 from xdsl_multi.lowering.llvm_types import lower_type, same_body
 from xdsl_multi.lowering.math_to_llvm import MATH_TO_LLVM_PATTERNS
-from xdsl_multi.lowering.memref_to_llvm import MEMREF_TO_LLVM_PATTERNS, AllocaToLLVM
+from xdsl_multi.lowering.memref_to_llvm import (
+    MEMREF_TO_LLVM_PATTERNS,
+    AllocaToLLVM,
+    CollapseShapeToLLVM,
+)
+from xdsl_multi.lowering.vector_to_llvm import VECTOR_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.walker import LoweringPattern, LoweringWalker, erase_dead_ops
 
 
@@ -163,9 +169,10 @@ _TO_LLVM = LoweringWalker(
         *MEMREF_TO_LLVM_PATTERNS,
         *FUNC_TO_LLVM_PATTERNS,
         *DEVIDX_TO_LLVM_PATTERNS,
+        *VECTOR_TO_LLVM_PATTERNS,
     ]
 )
-_ALLOCA_TO_LLVM = LoweringWalker([AllocaToLLVM()])
+_ALLOCA_TO_LLVM = LoweringWalker([AllocaToLLVM(), CollapseShapeToLLVM()])
 
 
 def lower_scalar_block_args(kernel: func.FuncOp) -> None:

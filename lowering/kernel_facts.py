@@ -13,7 +13,7 @@ body is analysed.
 
 from __future__ import annotations
 
-from xdsl.dialects import func, llvm, memref
+from xdsl.dialects import func, llvm, memref, vector
 from xdsl.dialects.builtin import DenseArrayBase, i64
 from xdsl.ir import Block, Operation, SSAValue
 
@@ -48,7 +48,7 @@ def written_arguments(kernel: Operation) -> frozenset[int]:
             value = work.pop()
             for use in value.uses:
                 op = use.operation
-                if isinstance(op, memref.LoadOp | llvm.LoadOp | memref.DimOp):
+                if isinstance(op, memref.LoadOp | llvm.LoadOp | memref.DimOp | vector.LoadOp):
                     continue
                 if (
                     isinstance(op, memref.StoreOp)

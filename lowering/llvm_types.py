@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    VectorType,
     f16,
     f32,
     f64,
@@ -95,7 +96,10 @@ def storage_dtype(element: Attribute) -> np.dtype:
 
 
 def float_suffix(t: Attribute) -> str:
-    """The intrinsic name suffix of a (lowered) float type: f16, f32, f64."""
+    """The intrinsic name suffix of a (lowered) float type: f16, f32, f64; of a vector of
+    them: v16f32 (a register tile's vectors, vector_to_llvm.py)."""
+    if isinstance(t, VectorType):
+        return f"v{t.get_shape()[0]}{float_suffix(t.element_type)}"
     t = lower_type(t)
     if isinstance(t, Float16Type):
         return "f16"

@@ -132,6 +132,21 @@ class AllocaToLLVM(LoweringPattern):
         rewriter.replace(op, [], [alloca.res])
 
 
+class CollapseShapeToLLVM(LoweringPattern):
+    """`memref.collapse_shape` of an identity-layout memref (a vector tile's view without
+    trailing unit axes) -> the same pointer: the accesses through it were already lowered
+    with the view's shape, which is why it runs in the walk after them, with `AllocaToLLVM`."""
+
+    ops = (memref.CollapseShapeOp.name,)
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.CollapseShapeOp, rewriter: PatternRewriter, /):
+        memref_type_of(op, op.src)
+        memref_type_of(op, op.result)
+        rewriter.replace(op, [], [op.src])
+
+
 MEMREF_TO_LLVM_PATTERNS: tuple[LoweringPattern, ...] = (LoadToLLVM(), StoreToLLVM())
-"""The load and store lowerings. `AllocaToLLVM` runs after them, in a walk of its own: the
-accesses need the memref type of the scratch, which its `llvm.alloca` no longer has."""
+"""The load and store lowerings. `AllocaToLLVM` and `CollapseShapeToLLVM` run after them, in a
+walk of their own: the accesses need the memref type of the scratch or the view, which an
+`llvm.alloca` (or the viewed pointer) no longer has."""

@@ -50,6 +50,7 @@ from xdsl_multi.runtime.interpreter.machine import (
     shared_kernel,
 )
 from xdsl_multi.runtime.interpreter.ops_memref import MEMREF_HANDLERS
+from xdsl_multi.runtime.interpreter.ops_vector import VECTOR_HANDLERS
 from xdsl_multi.runtime.interpreter.schedulers import run_lockstep
 from xdsl_multi.runtime.placement import check_devices_known, prepare_inputs
 from xdsl_multi.runtime.values import Buffer, InterpreterError, Value, dtype_of
@@ -58,6 +59,7 @@ from xdsl_multi.runtime.values import Buffer, InterpreterError, Value, dtype_of
 def kernel_tables() -> OpTables:
     tables = make_tables()
     tables.lifted.update(MEMREF_HANDLERS)
+    tables.lifted.update(VECTOR_HANDLERS)
     return tables
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, TensorType, VectorType
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.traits import SymbolTable
 
@@ -296,6 +296,12 @@ class Machine:
                 value = Lanes(data, value.valid)
             if data.shape != tuple(t.get_shape()) or data.dtype != dtype_of(t):
                 raise op_error(op, f"result of type {t} has shape {data.shape}, dtype {data.dtype}")
+            return value
+        if isinstance(t, VectorType):  # a vector register tile's value (ops_vector.py)
+            if not isinstance(value, np.ndarray):
+                raise internal(op, f"result of type {t} is {type(value).__name__}")
+            if value.shape != tuple(t.get_shape()) or value.dtype != dtype_of(t.element_type):
+                raise op_error(op, f"result of type {t} has shape {value.shape}, dtype {value.dtype}")
             return value
         if not isinstance(value, np.generic):
             raise internal(op, f"result of type {t} is {type(value).__name__}")

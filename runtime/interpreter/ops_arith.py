@@ -212,9 +212,12 @@ def _bitcast(op: Operation, d: list[np.ndarray]) -> np.ndarray:
 
 
 def _fma(op: Operation, d: list[np.ndarray]) -> np.ndarray:
+    return fused_multiply_add(*d)
+
+
+def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a*b + c; exact product and one rounding for f16/f32/bf16 (computed in float64), not
-    fused for f64."""
-    a, b, c = d
+    fused for f64 (math.fma, vector.fma)."""
     if a.dtype == np.float64:
         return a * b + c
     return (a.astype(np.float64) * b + c).astype(a.dtype)

@@ -42,7 +42,7 @@ def buffer_of(op: Operation, v: Value, what: str = "memref") -> Buffer:
     return v
 
 
-def _indices(op: Operation, buf: Buffer, args: list[Value]) -> tuple[int, ...]:
+def indices_of(op: Operation, buf: Buffer, args: list[Value]) -> tuple[int, ...]:
     shape = buf.data.shape
     if len(args) != len(shape):
         raise op_error(op, f"{len(args)} indices for a memref of rank {len(shape)}")
@@ -75,14 +75,14 @@ def dealloc(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
 
 def load(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     buf = buffer_of(op, args[0])
-    return [buf.data[_indices(op, buf, args[1:])]]
+    return [buf.data[indices_of(op, buf, args[1:])]]
 
 
 def store(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     value, buf = args[0], buffer_of(op, args[1])
     if not isinstance(value, np.generic) or value.dtype != buf.data.dtype:
         raise op_error(op, f"stores {value!r} into a buffer of {buf.data.dtype}")
-    buf.data[_indices(op, buf, args[2:])] = value
+    buf.data[indices_of(op, buf, args[2:])] = value
     return []
 
 
@@ -94,6 +94,18 @@ def copy(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
     return []
 
 
+def collapse_shape(m: Machine, op: Operation, args: list[Value]) -> list[Value]:
+    """A view of the same elements (a vector tile's, without trailing unit axes): writes
+    through it reach the buffer."""
+    buf = buffer_of(op, args[0])
+    t = op.results[0].type
+    assert isinstance(t, MemRefType)
+    view = buf.data.reshape(tuple(t.get_shape()))
+    if not np.shares_memory(view, buf.data):
+        raise op_error(op, f"cannot view {buf.data.shape} as {t} without a copy")
+    return [Buffer(view, "view")]
+
+
 MEMREF_HANDLERS: dict[type[Operation], Handler] = {
     memref.AllocOp: alloc,
     memref.AllocaOp: alloc,
@@ -101,4 +113,5 @@ MEMREF_HANDLERS: dict[type[Operation], Handler] = {
     memref.LoadOp: load,
     memref.StoreOp: store,
     memref.CopyOp: copy,
+    memref.CollapseShapeOp: collapse_shape,
 }

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects import arith, func, math, memref, scf
+from xdsl.dialects import arith, func, math, memref, scf, vector
 from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, NoneAttr
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
@@ -82,7 +82,20 @@ def device_mains(module: ModuleOp) -> list[func.FuncOp]:
 # The contract
 # --------------------------------------------------------------------------------------------
 
-KERNEL_OPS = (scf.ForOp, scf.IfOp, scf.YieldOp, memref.LoadOp, memref.StoreOp, memref.AllocaOp)
+KERNEL_OPS = (
+    scf.ForOp,
+    scf.IfOp,
+    scf.YieldOp,
+    memref.LoadOp,
+    memref.StoreOp,
+    memref.AllocaOp,
+    # a register tile's vectors (docs/kernel-level.md, "Body")
+    memref.CollapseShapeOp,
+    vector.LoadOp,
+    vector.StoreOp,
+    vector.BroadcastOp,
+    vector.FMAOp,
+)
 HOST_OPS = (
     memref.AllocOp,
     func.CallOp,

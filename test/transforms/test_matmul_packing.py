@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects import func, math, memref, scf
+from xdsl.dialects import func, math, memref, scf, vector
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -107,11 +107,15 @@ def form_kernels(text: str, options: str = "") -> ModuleOp:
     return module
 
 
+FMAS = (math.FmaOp, vector.FMAOp)
+"""A tile's accumulating ops: scalar (remainder tiles) and vector (full tiles)."""
+
+
 def matmul_kernel(module: ModuleOp) -> func.FuncOp:
-    """Device 0's kernel that accumulates with math.fma (the tiled matmul)."""
+    """Device 0's kernel that accumulates with fmas (the tiled matmul)."""
     for op in module.walk():
         kernel = isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes
-        if kernel and any(isinstance(o, math.FmaOp) for o in op.body.walk()):
+        if kernel and any(isinstance(o, FMAS) for o in op.body.walk()):
             return op
     raise AssertionError("no tiled kernel")
 
@@ -121,15 +125,18 @@ def panels(kernel: func.FuncOp) -> list[memref.AllocaOp]:
 
 
 def fma_loads(kernel: func.FuncOp) -> set[str]:
-    """What the fma operands load from: the kernel argument's name or 'panel'."""
+    """What the fma operands load from: the kernel argument's name or 'panel' (a vector
+    fma's operand: a vector.load, or the broadcast of a load)."""
     out: set[str] = set()
     for op in kernel.body.walk():
-        if not isinstance(op, math.FmaOp):
+        if not isinstance(op, FMAS):
             continue
         for operand in (op.operands[0], op.operands[1]):
             load = operand.owner
-            if isinstance(load, memref.LoadOp):
-                src = load.memref
+            if isinstance(load, vector.BroadcastOp):
+                load = load.source.owner
+            if isinstance(load, memref.LoadOp | vector.LoadOp):
+                src = load.memref if isinstance(load, memref.LoadOp) else load.base
                 out.add("panel" if isinstance(src.owner, memref.AllocaOp) else src.name_hint or "?")
     return out
 

@@ -17,7 +17,8 @@ scf.for %i ... {                                       // output loops, plan.ord
 Tiled plan (reductions outside the innermost loop, kernel_analysis.choose_tiling): the last two
 output loops step by the tile, the reduction loop runs inside with rows x cols accumulators as
 iter_args, and each tile element's epilogue is stored after it; remainder rows and columns get
-tiles of one row or one column.
+tiles of one row or one column. A full tile is built of vectors where it can be
+(vector_tile.py: `vector<16xf32>` accumulators), else of scalars.
 
 Stores write `select(valid, v, 0)` (SPEC §4 rule 3); reductions accumulate
 `select(valid, v, identity)` (rule 2). The accumulating float op carries
@@ -59,6 +60,7 @@ from xdsl_multi.transforms.form_kernels.scalar_graph import (
     walk,
     zero_of,
 )
+from xdsl_multi.transforms.form_kernels.vector_tile import VectorTile, vector_lanes
 
 MAX_CONSTANT_ELEMENTS = 65536
 """Largest non-splat constant a kernel writes out (element by element)."""
@@ -425,7 +427,6 @@ class KernelEmitter:
         """Loops over tiles of rows x cols elements with the given ranges of tile origins."""
         plan, g = self.plan, self.g
         frames = [parent]
-        mapping: dict[Var, Ix] = {}
         ti = tj = None
         # Columns outside rows: one tile column of the reduced operand (a K x cols panel of a
         # matmul's B) stays in cache while every row tile uses it.
@@ -438,24 +439,20 @@ class KernelEmitter:
             _, f = self.open_loop(frames[-1], ti, i_range[0], i_range[1] + rows, rows, [])
             frames.append(f)
         tile_frame = frames[-1]
-        ev = plan.evaluator
-        saved = dict(ev.shared_vars)
-        ev.shared_vars.update(shared)
-        ev.scratch = False  # tile elements differ in rows and columns, not along one row
-        elements: list[tuple[tuple[Ix, ...], SNode, Valid]] = []
-        for r in range(rows if ti is not None else 1):
-            for c in range(cols):
-                if ti is not None and i is not None:
-                    mapping[i] = im.add_const(im.var(ti), r)
-                mapping[j] = im.add_const(im.var(tj), c)
-                index = tuple(im.substitute(x, mapping) for x in plan.index)
-                value, valid = ev.define(plan.root, index)
-                elements.append((index, value, valid))
-        ev.shared_vars = saved
-        ev.scratch = True
+        tiled_ops = set(plan.tiled)
+        lanes = vector_lanes(plan.value.type, cols)
+        if lanes:
+            lane = g.new_var(0, lanes - 1, "l")
+            tile = VectorTile(self, lane, lanes, plan.value.type)
+            elements = self._tile_elements(i, ti, rows, j, tj, cols // lanes, lanes, lane, shared)
+            if not tile.supports(elements, tiled_ops, {ti, tj, lane, *plan.order}):
+                lanes = 0
+        if not lanes:
+            lane, tile = None, None
+            elements = self._tile_elements(i, ti, rows, j, tj, cols, 1, None, shared)
         # Reductions over the shared variables: one loop nest per reduction op, in dependence
         # order, all tile elements' accumulators together.
-        tiled_ops = set(plan.tiled)
+        allowed = {ti, tj, lane} | set(plan.order)
         groups: dict[int, list[SNode]] = {}
         order: list[int] = []
         roots: list[SNode] = []
@@ -464,17 +461,28 @@ class KernelEmitter:
             if isinstance(valid, SNode):
                 roots.append(valid)
         for n in walk(roots):
-            if (
-                n.kind == "reduce"
-                and n.reduce.origin in tiled_ops
-                and n.fv <= {ti, tj} | set(plan.order)
-            ):
+            if n.kind == "reduce" and n.reduce.origin in tiled_ops and n.fv <= allowed:
                 key = id(n.reduce.origin)
                 if key not in groups:
                     groups[key] = []
                     order.append(key)
                 groups[key].append(n)
-        if ti is not None and rows > 1 and i_range is not None and i_range[1] > i_range[0]:
+        pack = ti is not None and rows > 1 and i_range is not None and i_range[1] > i_range[0]
+        if tile is not None and lane is not None:
+            self.var_at[lane] = (self.base, self.index(0))  # no loop: lanes are a vector
+            if pack and ti is not None:
+                tiled = {n.id for nodes in groups.values() for n in nodes}
+                width = _byte_width(plan.value.type)
+                row0 = elements[: cols // lanes]
+                tile.pack_panels(row0, tiled, tj, ti, frames[-2], plan.pack_bytes, width)
+            for key in order:
+                tile.reductions(groups[key], tile_frame)
+            for index, value, valid in elements:
+                tile.store(value, valid, index)
+            del self.var_at[lane]
+            self._close_all(frames)
+            return
+        if pack and ti is not None:
             self.pack_panels(elements[:cols], groups, tj, ti, frames[-2])
         for key in order:
             nodes = groups[key]
@@ -485,6 +493,39 @@ class KernelEmitter:
             self.store(value, valid, index)
         self._close_all(frames)
 
+    def _tile_elements(
+        self,
+        i: Var | None,
+        ti: Var | None,
+        rows: int,
+        j: Var,
+        tj: Var,
+        count: int,
+        lanes: int,
+        lane: Var | None,
+        shared: dict,
+    ) -> list[tuple[tuple[Ix, ...], SNode, Valid]]:
+        """The tile's elements, row by row: `count` per row, each a column (`lane` None) or a
+        vector of `lanes` columns `tj + lanes * v + lane`."""
+        plan = self.plan
+        ev = plan.evaluator
+        saved = dict(ev.shared_vars)
+        ev.shared_vars.update(shared)
+        ev.scratch = False  # tile elements differ in rows and columns, not along one row
+        mapping: dict[Var, Ix] = {}
+        elements: list[tuple[tuple[Ix, ...], SNode, Valid]] = []
+        for r in range(rows if ti is not None else 1):
+            for c in range(count):
+                if ti is not None and i is not None:
+                    mapping[i] = im.add_const(im.var(ti), r)
+                column = im.add_const(im.var(tj), c * lanes)
+                mapping[j] = column if lane is None else im.add(column, im.var(lane))
+                index = tuple(im.substitute(x, mapping) for x in plan.index)
+                value, valid = ev.define(plan.root, index)
+                elements.append((index, value, valid))
+        ev.shared_vars = saved
+        ev.scratch = True
+        return elements
 
     def pack_panels(
         self,
