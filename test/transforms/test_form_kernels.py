@@ -814,6 +814,48 @@ def test_chain_of_row_reductions_stays_linear() -> None:
     assert sizes[12] < 2.3 * sizes[6], sizes
 
 
+@pytest.mark.parametrize("spmd", [False, True])
+def test_chain_of_row_reductions_writes_scratch_rows_in_its_reduction_loops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spmd: bool
+) -> None:
+    """BENCH C1: a row that goes to scratch takes the loop variables of the reduction that
+    computes it (tensor_elements._fill_vars), and that reduction's loop writes it: one loop per
+    iteration of the chain (plus the first sum and the output row), not two (LLVM's time is
+    per loop). Interpreter before/after, and the JIT against numpy, in both modes."""
+    import xdsl_multi as xm
+
+    iters = 6
+    text = BENCH.load_gen_c1().c1_program(16, iters, 2)
+    lowering = (
+        "multi-to-devidx,devidx-simplify,form-kernels{spmd=true}"
+        if spmd
+        else LOWER + ",form-kernels"
+    )
+    module = run_both(text, lowering, seed=iters)
+    kernel = kernels_of(module)[0]
+    (rows,) = [op for op in kernel.body.walk() if isinstance(op, scf.ForOp)][:1]
+    inner = [op for op in rows.body.block.ops if isinstance(op, scf.ForOp)]
+    assert len(inner) == iters + 1, len(inner)  # was 2 * iters - 1 (a loop per scratch row)
+    scratch_stores = [
+        op
+        for op in kernel.body.walk()
+        if isinstance(op, memref.StoreOp) and isinstance(op.memref.owner, memref.AllocaOp)
+    ]
+    assert scratch_stores and all(
+        isinstance(op.parent_op(), scf.ForOp) and op.parent_op().iter_args  # type: ignore[union-attr]
+        for op in scratch_stores
+    )
+    monkeypatch.setenv("XDSL_MULTI_CACHE_DIR", str(tmp_path))
+    x = np.random.default_rng(iters).uniform(-1, 1, size=(16, 16)).astype(np.float32)
+    want = x.astype(np.float64)
+    for _ in range(iters):
+        want = np.maximum(want * np.float64(np.float32(1.01)) + 0.5, 0)
+        want = want - want.mean(axis=1, keepdims=True)
+    with xm.compile(text, backend="threads", spmd=spmd) as program:
+        (got,) = program(x)
+    np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
 def test_pads_split_loops() -> None:
     """Where a pad's bounds check changes, the loop splits: no clamp, no select, and the rows
     of Invalid padding only store zeros (nothing is computed for them)."""

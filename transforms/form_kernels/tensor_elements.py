@@ -130,6 +130,8 @@ class TensorEvaluator:
         self._seen: dict[SSAValue, list[Index]] = {}
         self._seen_keys: dict[SSAValue, set[tuple]] = {}
         self._fills: dict[tuple, SNode | None] = {}
+        self._reduce_vars: set[Var] = set()
+        """The variables this evaluator made for reduced axes (a scratch row may take them)."""
         self._reduces_above: dict[SSAValue, bool] = {}
         self._device_scalars: DeviceScalars | None = None
         self._window_vars: dict[tuple, Var] = {}
@@ -196,7 +198,7 @@ class TensorEvaluator:
         outer = tuple(im.const(0) if a in inner else x for a, x in enumerate(idx))
         fkey = (value, tuple(x.key for x in outer))
         if fkey not in self._fills:
-            vars_ = tuple(self.g.new_var(0, n - 1, "s") for n in shape)
+            vars_ = self._fill_vars(seen[:-1], inner, shape)
             full = list(outer)
             for a, v in zip(inner, vars_, strict=True):
                 full[a] = im.var(v)
@@ -211,6 +213,26 @@ class TensorEvaluator:
         if any(idx[a].key != x.key for a, x in enumerate(info.outer) if a not in info.inner):
             return None
         return self.g.sload(fill, tuple(idx[a] for a in info.inner)), True
+
+    def _fill_vars(
+        self, seen: list[Index], inner: tuple[int, ...], shape: tuple[int, ...]
+    ) -> tuple[Var, ...]:
+        """The loop variables of a scratch row along its `inner` axes: those of a reduction
+        that already read the value directly, at a position `seen` before, over the whole row
+        in order (each inner axis exactly one of its variables, over the axis's full length);
+        else fresh ones. With the reduction's variables the row is the same scalar node
+        inside that reduction's loop, which then writes it too (kernel_codegen.emit_reduce):
+        one loop where there were two (BENCH C1: 51 loops, not 100)."""
+        for idx in seen:
+            found = [idx[a].as_var() for a in inner]
+            reused = [v for v in found if v is not None and v in self._reduce_vars]
+            if (
+                len(reused) == len(inner)
+                and len(set(reused)) == len(reused)
+                and all((v.lo, v.hi) == (0, n - 1) for v, n in zip(reused, shape, strict=True))
+            ):
+                return tuple(reused)
+        return tuple(self.g.new_var(0, n - 1, "s") for n in shape)
 
     def _has_reduce_above(self, value: SSAValue) -> bool:
         """Whether a tg.reduce computes part of `value` inside this kernel."""
@@ -363,7 +385,10 @@ class TensorEvaluator:
             if src_shape[a] == 1:
                 inner[a] = im.const(0)
             else:
-                v = self.shared_vars.get((op, a)) or g.new_var(0, src_shape[a] - 1, "r")
+                v = self.shared_vars.get((op, a))
+                if v is None:
+                    v = g.new_var(0, src_shape[a] - 1, "r")
+                    self._reduce_vars.add(v)
                 vars_.append(v)
                 inner[a] = im.var(v)
         first_check = len(self.checks)
