@@ -131,7 +131,8 @@ class TensorEvaluator:
         self._seen_keys: dict[SSAValue, set[tuple]] = {}
         self._fills: dict[tuple, SNode | None] = {}
         self._reduce_vars: set[Var] = set()
-        """The variables this evaluator made for reduced axes (a scratch row may take them)."""
+        """The variables this evaluator made for reduced axes whose element is built (a scratch
+        row may take them: the reduction cannot depend on a row made after it)."""
         self._reduces_above: dict[SSAValue, bool] = {}
         self._device_scalars: DeviceScalars | None = None
         self._window_vars: dict[tuple, Var] = {}
@@ -222,16 +223,19 @@ class TensorEvaluator:
         in order (each inner axis exactly one of its variables, over the axis's full length);
         else fresh ones. With the reduction's variables the row is the same scalar node
         inside that reduction's loop, which then writes it too (kernel_codegen.emit_reduce):
-        one loop where there were two (BENCH C1: 51 loops, not 100)."""
+        one loop where there were two (BENCH C1: 51 loops, not 100). Only a reduction whose
+        node is built (not one whose element is being built, which could come to read this
+        row) and only one row per reduction (its element cannot read a row of its own loop)."""
         for idx in seen:
             found = [idx[a].as_var() for a in inner]
-            reused = [v for v in found if v is not None and v in self._reduce_vars]
+            reused = tuple(v for v in found if v is not None and v in self._reduce_vars)
             if (
                 len(reused) == len(inner)
                 and len(set(reused)) == len(reused)
                 and all((v.lo, v.hi) == (0, n - 1) for v, n in zip(reused, shape, strict=True))
+                and not any(n.kind == "fill" for n in self.g.by_loop_vars.get(reused, []))
             ):
-                return tuple(reused)
+                return reused
         return tuple(self.g.new_var(0, n - 1, "s") for n in shape)
 
     def _has_reduce_above(self, value: SSAValue) -> bool:
@@ -385,10 +389,7 @@ class TensorEvaluator:
             if src_shape[a] == 1:
                 inner[a] = im.const(0)
             else:
-                v = self.shared_vars.get((op, a))
-                if v is None:
-                    v = g.new_var(0, src_shape[a] - 1, "r")
-                    self._reduce_vars.add(v)
+                v = self.shared_vars.get((op, a)) or g.new_var(0, src_shape[a] - 1, "r")
                 vars_.append(v)
                 inner[a] = im.var(v)
         first_check = len(self.checks)
@@ -407,6 +408,8 @@ class TensorEvaluator:
         else:
             info = ReduceInfo(op.reduce_kind, tuple(vars_), combine, identity, op)
             result = g.reduce(info, acc_t, x, xv)
+            if not any(v in self.shared_vars.values() for v in vars_):
+                self._reduce_vars.update(vars_)
         if acc_t != et:
             result = g.op(arith.TruncFOp, [result], et)
         return result, True
