@@ -821,7 +821,8 @@ def test_chain_of_row_reductions_writes_scratch_rows_in_its_reduction_loops(
     """BENCH C1: a row that goes to scratch takes the loop variables of the reduction that
     computes it (tensor_elements._fill_vars), and that reduction's loop writes it: one loop per
     iteration of the chain (plus the first sum and the output row), not two (LLVM's time is
-    per loop). Interpreter before/after, and the JIT against numpy, in both modes."""
+    per loop); the output row reads the last scratch row. Interpreter before/after, and the
+    JIT against numpy, in both modes."""
     import xdsl_multi as xm
 
     iters = 6
@@ -836,6 +837,13 @@ def test_chain_of_row_reductions_writes_scratch_rows_in_its_reduction_loops(
     (rows,) = [op for op in kernel.body.walk() if isinstance(op, scf.ForOp)][:1]
     inner = [op for op in rows.body.block.ops if isinstance(op, scf.ForOp)]
     assert len(inner) == iters + 1, len(inner)  # was 2 * iters - 1 (a loop per scratch row)
+    # the output row reads the last scratch row: one iteration's work, not all of them again
+    # from the input (tensor_elements.reread_from_scratch)
+    output = inner[-1]
+    assert sum(isinstance(op, arith.MaximumfOp) for op in output.walk()) == 1
+    assert not any(
+        isinstance(op, memref.LoadOp) and op.memref in kernel.args for op in output.walk()
+    )
     scratch_stores = [
         op
         for op in kernel.body.walk()
