@@ -153,22 +153,23 @@ def test_llvm_text_is_the_same_in_every_process() -> None:
     assert len(texts) == 1
 
 
-def _chain_of_loops(loops: int) -> str:
-    """A kernel-level kernel of `loops` loops in a row over one array: x = x * 2 + 1, each."""
+def _chain_of_loops(loops: int, length: int = 16) -> str:
+    """A kernel-level kernel of `loops` loops in a row over one array of `length` floats:
+    x = x * 2 + 1, each."""
     body = "\n".join(
         f"""  scf.for %i{k} = %c0 to %c16 step %c1 {{
-    %v{k} = memref.load %x[%i{k}] : memref<16xf32>
+    %v{k} = memref.load %x[%i{k}] : memref<{length}xf32>
     %a{k} = arith.mulf %v{k}, %two : f32
     %r{k} = arith.addf %a{k}, %one : f32
-    memref.store %r{k}, %x[%i{k}] : memref<16xf32>
+    memref.store %r{k}, %x[%i{k}] : memref<{length}xf32>
   }}"""
         for k in range(loops)
     )
     return f"""
-func.func @chain(%x: memref<16xf32>) attributes {{multi.kernel}} {{
+func.func @chain(%x: memref<{length}xf32>) attributes {{multi.kernel}} {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c16 = arith.constant 16 : index
+  %c16 = arith.constant {length} : index
   %two = arith.constant 2.0 : f32
   %one = arith.constant 1.0 : f32
 {body}
@@ -188,6 +189,28 @@ def test_a_chain_of_many_loops_is_optimized_at_o2_and_still_right(
     x = aligned_copy(np.linspace(-1, 1, 16, dtype=np.float32))
     want = x.astype(np.float64)
     for _ in range(loops):
+        want = want * 2 + 1
+    chain(x)
+    np.testing.assert_allclose(x, want.astype(np.float32), rtol=1e-6)
+
+
+def test_a_chain_of_many_loops_is_vectorized_but_not_unrolled_and_still_right() -> None:
+    """A chain at O2 (BENCH C1) runs without LLVM's unroller (jit.loop_unrolling): each of
+    its loops over 1024 floats stays a loop (of 4 interleaved vector loads: 17 phis here, so
+    jit.many_loops keeps interleaving) where the unroller made straight code of 64 loads, for
+    LLVM's time and no speed; and the chain still computes x * 2 + 1, 17 times."""
+    module = lower(_chain_of_loops(17, 1024))
+    text = str(translate_kernels(module))
+    (kernel,) = split_kernels(text)[1]
+    assert opt_level(kernel.definition) == 2 and not loop_unrolling(kernel.definition)
+    cache = KernelCache(disk=False)
+    optimized = cache.optimized_ir(text)
+    assert optimized.count(" = phi ") >= 17, optimized  # every loop still a loop
+    assert 17 <= optimized.count("load <") <= 4 * 17, optimized
+    chain = cache.compile_kernels(module)["chain"]
+    x = aligned_copy(np.linspace(-1, 1, 1024, dtype=np.float32))
+    want = x.astype(np.float64)
+    for _ in range(17):
         want = want * 2 + 1
     chain(x)
     np.testing.assert_allclose(x, want.astype(np.float32), rtol=1e-6)

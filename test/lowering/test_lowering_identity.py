@@ -48,7 +48,10 @@ PINNED = {
     # vector<16xf32> accumulators, lowered by vector_to_llvm.py; the scalar paths are unchanged
     # (the other pins hold).
     ("bench/programs/w4_matmul.mlir", False): ("c70de517129471b8", "370efc9c9992a007"),
-    ("bench/programs/c1_chain.mlir", True): ("f03641cb6d6764dc", "0faee181a80b6706"),
+    # C1 re-pinned after form-kernels wrote its scratch rows in its reduction loops and its
+    # output row read the last one (h-c1cold: 51 loops, not 100, the output loop one iteration,
+    # not 50); convert-to-llvm and the translation did not change there.
+    ("bench/programs/c1_chain.mlir", True): ("0f9a99e4981d8861", "4b7703a687f72315"),
     ("bench/programs/w7_uneven.mlir", True): ("cde5bcb59ab67b76", "a204544ed3b93e41"),
     ("examples/uneven.mlir", True): ("1a30ea0680fe5dcf", "5d64022bade044d4"),
     ("examples/layernorm.mlir", False): ("ef7a746fda8b8f36", "ebbf4ded5fb0c72c"),

@@ -827,6 +827,99 @@ def test_chain_of_row_reductions_stays_linear() -> None:
     assert sizes[12] < 2.3 * sizes[6], sizes
 
 
+@pytest.mark.parametrize("spmd", [False, True])
+def test_chain_of_row_reductions_writes_scratch_rows_in_its_reduction_loops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spmd: bool
+) -> None:
+    """BENCH C1: a row that goes to scratch takes the loop variables of the reduction that
+    computes it (tensor_elements._fill_vars), and that reduction's loop writes it: one loop per
+    iteration of the chain (plus the first sum and the output row), not two (LLVM's time is
+    per loop); the output row reads the last scratch row. Interpreter before/after, and the
+    JIT against numpy, in both modes."""
+    import xdsl_multi as xm
+
+    iters = 6
+    text = BENCH.load_gen_c1().c1_program(16, iters, 2)
+    lowering = (
+        "multi-to-devidx,devidx-simplify,form-kernels{spmd=true}"
+        if spmd
+        else LOWER + ",form-kernels"
+    )
+    module = run_both(text, lowering, seed=iters)
+    kernel = kernels_of(module)[0]
+    (rows,) = [op for op in kernel.body.walk() if isinstance(op, scf.ForOp)][:1]
+    inner = [op for op in rows.body.block.ops if isinstance(op, scf.ForOp)]
+    assert len(inner) == iters + 1, len(inner)  # was 2 * iters - 1 (a loop per scratch row)
+    # the output row reads the last scratch row: one iteration's work, not all of them again
+    # from the input (tensor_elements.reread_from_scratch)
+    output = inner[-1]
+    assert sum(isinstance(op, arith.MaximumfOp) for op in output.walk()) == 1
+    assert not any(
+        isinstance(op, memref.LoadOp) and op.memref in kernel.args for op in output.walk()
+    )
+    scratch_stores = [
+        op
+        for op in kernel.body.walk()
+        if isinstance(op, memref.StoreOp) and isinstance(op.memref.owner, memref.AllocaOp)
+    ]
+    assert scratch_stores and all(
+        isinstance(op.parent_op(), scf.ForOp) and op.parent_op().iter_args  # type: ignore[union-attr]
+        for op in scratch_stores
+    )
+    monkeypatch.setenv("XDSL_MULTI_CACHE_DIR", str(tmp_path))
+    x = np.random.default_rng(iters).uniform(-1, 1, size=(16, 16)).astype(np.float32)
+    want = x.astype(np.float64)
+    for _ in range(iters):
+        want = np.maximum(want * np.float64(np.float32(1.01)) + 0.5, 0)
+        want = want - want.mean(axis=1, keepdims=True)
+    with xm.compile(text, backend="threads", spmd=spmd) as program:
+        (got,) = program(x)
+    np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-5, atol=1e-5)
+
+
+ROW_READ_BY_ITS_OWN_REDUCTION = """
+#s0 = #multi.shard<["CPU:0", "CPU:1"], axis = 0>
+module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
+  func.func @main(%x: tensor<4x8xf32, #s0>) -> tensor<4x8xf32, #s0> {
+    %inv = arith.constant dense<1.250000e-01> : tensor<4x1xf32, #s0>
+    %s0 = tg.reduce add %x [1] : tensor<4x8xf32, #s0> -> tensor<4x1xf32, #s0>
+    %m0 = arith.mulf %s0, %inv : tensor<4x1xf32, #s0>
+    %e0 = tg.expand %m0 : tensor<4x1xf32, #s0> -> tensor<4x8xf32, #s0>
+    %ex = math.exp %x : tensor<4x8xf32, #s0>
+    %ex2 = arith.mulf %ex, %ex : tensor<4x8xf32, #s0>
+    %ex3 = arith.addf %ex2, %x : tensor<4x8xf32, #s0>
+    %ex4 = math.sin %ex3 : tensor<4x8xf32, #s0>
+    %v = arith.subf %ex4, %e0 : tensor<4x8xf32, #s0>
+    %s1 = tg.reduce add %v [1] : tensor<4x8xf32, #s0> -> tensor<4x1xf32, #s0>
+    %m1 = arith.mulf %s1, %inv : tensor<4x1xf32, #s0>
+    %e1 = tg.expand %m1 : tensor<4x1xf32, #s0> -> tensor<4x8xf32, #s0>
+    %w = arith.subf %v, %e1 : tensor<4x8xf32, #s0>
+    %p = arith.mulf %v, %w : tensor<4x8xf32, #s0>
+    %s2 = tg.reduce add %p [1] : tensor<4x8xf32, #s0> -> tensor<4x1xf32, #s0>
+    %e2 = tg.expand %s2 : tensor<4x1xf32, #s0> -> tensor<4x8xf32, #s0>
+    %out = arith.mulf %v, %e2 : tensor<4x8xf32, #s0>
+    func.return %out : tensor<4x8xf32, #s0>
+  }
+}
+"""
+
+
+def test_a_scratch_row_the_reduction_itself_reads_keeps_its_own_loop() -> None:
+    """%v is read at a third position (by %s1) while the element of %s2, which read it at the
+    second, is still being built: its scratch row must not take %s2's loop (%s2 needs %m1,
+    whose sum reads the row: it would be written inside %s2's own loop; this recursed without
+    end), so the row keeps a loop of its own; the results match the interpreter's."""
+    module = run_both(ROW_READ_BY_ITS_OWN_REDUCTION, LOWER + ",form-kernels", seed=3)
+    kernel = kernels_of(module)[0]
+    (store,) = [
+        op
+        for op in kernel.body.walk()
+        if isinstance(op, memref.StoreOp) and isinstance(op.memref.owner, memref.AllocaOp)
+    ]
+    loop = store.parent_op()
+    assert isinstance(loop, scf.ForOp) and not loop.iter_args
+
+
 def test_pads_split_loops() -> None:
     """Where a pad's bounds check changes, the loop splits: no clamp, no select, and the rows
     of Invalid padding only store zeros (nothing is computed for them)."""

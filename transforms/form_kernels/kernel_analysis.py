@@ -283,6 +283,9 @@ def plan_kernel(
             constant=op,
         )
     value, valid = ev.define(root, index)
+    reread = ev.reread_from_scratch(root, index)
+    if reread is not None:
+        value, valid = reread
     plan = KernelPlan(root, graph, ev, index, [], value, valid, list(ev.leaves))
     if valid is True and value.kind == "load":
         leaf, leaf_index = value.payload

@@ -209,18 +209,41 @@ class KernelEmitter:
     # -- reductions -----------------------------------------------------------------------
 
     def emit_reduce(self, node: SNode, frame: Frame) -> SSAValue:
-        (result,) = self.emit_reductions([node], frame)
+        """One reduction's loop nest; it also writes the scratch rows that take its loop
+        variables (`row_partners`), which then need no loop of their own (BENCH C1)."""
+        fills = [f for f in self.row_partners(node) if f.kind == "fill" and not self._emitted(f)]
+        (result,) = self.emit_reductions([node], frame, fills=fills)
         return result
 
+    def row_partners(self, node: SNode) -> list[SNode]:
+        """The other reduce and fill nodes over `node`'s loop variables, emitted in one loop
+        with it (tensor_elements._fill_vars): only where `node` is the one reduce over them
+        and the loop would stand in the same frame."""
+        group = self.g.by_loop_vars.get(node.loop_vars, [])
+        reduces = [n for n in group if n.kind == "reduce"]
+        if len(reduces) != 1:
+            return []
+        frame = self.frame_of(node)
+        return [n for n in group if n is not node and self.frame_of(n) is frame]
+
+    def _emitted(self, node: SNode) -> bool:
+        hit = self.memo.get(node.id)
+        return hit is not None and hit[1].open
+
     def emit_reductions(
-        self, nodes: list[SNode], frame: Frame, tiled: bool = False
+        self,
+        nodes: list[SNode],
+        frame: Frame,
+        tiled: bool = False,
+        fills: Sequence[SNode] = (),
     ) -> list[SSAValue]:
         """One loop nest over the shared reduced variables of `nodes`, one accumulator each.
 
         A plain reduction accumulates with `fastmath<reassoc, contract>` (LLVM may vectorize
         the reduction loop). A tile's float sums accumulate with `math.fma` instead: its
         accumulators are vectorized across columns (SLP), and an fma chain is no reduction
-        the loop vectorizer would vectorize along the reduced axis (with gathers)."""
+        the loop vectorizer would vectorize along the reduced axis (with gathers).
+        `fills`: scratch rows over the same variables, written in the innermost loop."""
         info = nodes[0].reduce
         assert all(n.reduce.vars == info.vars for n in nodes)
         for n in nodes:
@@ -236,6 +259,8 @@ class KernelEmitter:
         new_accs = [
             self.accumulate(n, acc, parent, tiled) for n, acc in zip(nodes, accs, strict=True)
         ]
+        for fill in fills:
+            self.memo[fill.id] = (self.write_row(fill, parent), frame)
         yields: list[SSAValue] = new_accs
         for loop, outer, inner in reversed(loops):
             self.close_loop(outer, inner, yields)
@@ -273,20 +298,33 @@ class KernelEmitter:
 
     def emit_fill(self, node: SNode, frame: Frame) -> SSAValue:
         """A scratch row (allocated once, at the kernel's entry) written by a loop nest at
-        `frame`; its `sload`s read it back."""
+        `frame`, or by the loop of the reduction whose variables it takes (`row_partners`);
+        its `sload`s read it back."""
+        reduces = [n for n in self.row_partners(node) if n.kind == "reduce"]
+        if reduces and not self._emitted(reduces[0]):
+            self.value(reduces[0])  # writes this row too (emit_reduce)
+            hit = self.memo.get(node.id)
+            assert hit is not None and hit[1] is frame
+            return hit[0]
         info = node.payload
-        scratch = memref.AllocaOp.get(node.type, shape=info.shape)
-        self.top.insert(scratch)
         stack = [frame]
         for v in info.vars:
             _, inner = self.open_loop(stack[-1], v, v.lo, v.hi + 1, 1, [])
             stack.append(inner)
-        x = self.value(node.operands[0])
-        index = [self.value(self.g.var(v)) for v in info.vars]
-        stack[-1].insert(memref.StoreOp.get(x, scratch.memref, index))
+        scratch = self.write_row(node, stack[-1])
         while len(stack) > 1:
             inner = stack.pop()
             self.close_loop(stack[-1], inner, [])
+        return scratch
+
+    def write_row(self, node: SNode, frame: Frame) -> SSAValue:
+        """The scratch buffer of fill `node`, allocated at the kernel's entry, and the store
+        of its element in `frame` (a loop body that binds the fill's variables)."""
+        scratch = memref.AllocaOp.get(node.type, shape=node.payload.shape)
+        self.top.insert(scratch)
+        x = self.value(node.operands[0])
+        index = [self.value(self.g.var(v)) for v in node.payload.vars]
+        frame.insert(memref.StoreOp.get(x, scratch.memref, index))
         return scratch.memref
 
     # -- stores ---------------------------------------------------------------------------

@@ -137,6 +137,9 @@ class Graph:
         """SPMD mode: the number of devices the kernel is built for (None: one device)."""
         self.device_var: Var | None = None
         """SPMD mode: the device number d, once something needed it (a kernel argument)."""
+        self.by_loop_vars: dict[tuple[Var, ...], list[SNode]] = {}
+        """The reduce and fill nodes by the loop variables they bind (a fill that takes a
+        reduction's variables is written by that reduction's loop: kernel_codegen)."""
 
     def _intern(
         self, kind: str, t: Attribute, payload: Any, key: Any, operands: Sequence[SNode]
@@ -153,6 +156,8 @@ class Graph:
                 fv = frozenset().union(*(o.fv for o in operands))
             node = SNode(len(self._nodes), kind, t, payload, operands, fv)
             self._nodes[full_key] = node
+            if kind in ("reduce", "fill"):
+                self.by_loop_vars.setdefault(payload.vars, []).append(node)
         return node
 
     # -- leaves ---------------------------------------------------------------------------

@@ -126,10 +126,17 @@ class TensorEvaluator:
         self.scratch = True
         """Whether values needed at many positions of a row may go to a scratch row."""
         self._memo: dict[tuple, Element] = {}
+        self._memo_index: dict[tuple, Index] = {}
+        self._fills_of: dict[SSAValue, list[SNode]] = {}
+        self._reread = False
+        """`reread_from_scratch` is building the element again."""
         self._scalars: dict[SSAValue, SNode] = {}
         self._seen: dict[SSAValue, list[Index]] = {}
         self._seen_keys: dict[SSAValue, set[tuple]] = {}
         self._fills: dict[tuple, SNode | None] = {}
+        self._reduce_vars: set[Var] = set()
+        """The variables this evaluator made for reduced axes whose element is built (a scratch
+        row may take them: the reduction cannot depend on a row made after it)."""
         self._reduces_above: dict[SSAValue, bool] = {}
         self._device_scalars: DeviceScalars | None = None
         self._window_vars: dict[tuple, Var] = {}
@@ -146,7 +153,43 @@ class TensorEvaluator:
             else:
                 hit = self._from_scratch(value, idx) or self.define(value, idx)
             self._memo[key] = hit
+            self._memo_index[key] = idx
         return hit
+
+    def reread_from_scratch(self, root: SSAValue, index: Index) -> Element | None:
+        """`root`'s element `index` built again, now that the scratch rows are known, with
+        every value that has one read from it, except where a row is written. The first
+        build computes a value where it is first wanted, which for every value of a chain is
+        the output row (BENCH C1: the output loop recomputed all 50 iterations from the input,
+        as much work as the other 51 loops together); the rebuild reads the last row instead.
+        Only the elements at positions along the rows' axes are built again (the reductions
+        and the rows themselves are kept). None when there is no scratch row."""
+        fills = [f for f in self._fills.values() if f is not None]
+        if not fills:
+            return None
+        row_vars = {v for x in index for v in x.vars} - {
+            v for f in fills for x in f.payload.outer for v in x.vars
+        }
+        for key, idx in list(self._memo_index.items()):
+            if any(x.vars & row_vars for x in idx):
+                del self._memo[key], self._memo_index[key]
+        self._reread = True
+        try:
+            return self.define(root, index)
+        finally:
+            self._reread = False
+
+    def _written_row(self, value: SSAValue, idx: Index) -> Element | None:
+        """`reread_from_scratch`: the read of `value`'s scratch row at `idx`, if it has one
+        there and `idx` is not where the row is written."""
+        for fill in self._fills_of.get(value, []):
+            info = fill.payload
+            if any(idx[a].key != x.key for a, x in enumerate(info.outer) if a not in info.inner):
+                continue
+            if all(idx[a].as_var() is v for a, v in zip(info.inner, info.vars, strict=True)):
+                continue
+            return self.g.sload(fill, tuple(idx[a] for a in info.inner)), True
+        return None
 
     # -- materialized values ----------------------------------------------------------------
 
@@ -180,6 +223,8 @@ class TensorEvaluator:
         reading the previous normalized row: BENCH C1) is written once into a scratch row and
         read back, instead of being recomputed at every position: the kernel stays linear in
         the chain's length."""
+        if self._reread:
+            return self._written_row(value, idx)
         seen = self._seen.setdefault(value, [])
         seen_keys = self._seen_keys.setdefault(value, set())
         keys = tuple(x.key for x in idx)
@@ -196,7 +241,7 @@ class TensorEvaluator:
         outer = tuple(im.const(0) if a in inner else x for a, x in enumerate(idx))
         fkey = (value, tuple(x.key for x in outer))
         if fkey not in self._fills:
-            vars_ = tuple(self.g.new_var(0, n - 1, "s") for n in shape)
+            vars_ = self._fill_vars(seen[:-1], inner, shape)
             full = list(outer)
             for a, v in zip(inner, vars_, strict=True):
                 full[a] = im.var(v)
@@ -204,6 +249,8 @@ class TensorEvaluator:
             worth = valid is True and row_cost(x, set(vars_)) >= SCRATCH_MIN_COST
             info = FillInfo(value, outer, inner, vars_, shape)
             self._fills[fkey] = self.g.fill(info, x) if worth else None
+            if worth:
+                self._fills_of.setdefault(value, []).append(self._fills[fkey])
         fill = self._fills[fkey]
         if fill is None:
             return None
@@ -211,6 +258,29 @@ class TensorEvaluator:
         if any(idx[a].key != x.key for a, x in enumerate(info.outer) if a not in info.inner):
             return None
         return self.g.sload(fill, tuple(idx[a] for a in info.inner)), True
+
+    def _fill_vars(
+        self, seen: list[Index], inner: tuple[int, ...], shape: tuple[int, ...]
+    ) -> tuple[Var, ...]:
+        """The loop variables of a scratch row along its `inner` axes: those of a reduction
+        that already read the value directly, at a position `seen` before, over the whole row
+        in order (each inner axis exactly one of its variables, over the axis's full length);
+        else fresh ones. With the reduction's variables the row is the same scalar node
+        inside that reduction's loop, which then writes it too (kernel_codegen.emit_reduce):
+        one loop where there were two (BENCH C1: 51 loops, not 100). Only a reduction whose
+        node is built (not one whose element is being built, which could come to read this
+        row) and only one row per reduction (its element cannot read a row of its own loop)."""
+        for idx in seen:
+            found = [idx[a].as_var() for a in inner]
+            reused = tuple(v for v in found if v is not None and v in self._reduce_vars)
+            if (
+                len(reused) == len(inner)
+                and len(set(reused)) == len(reused)
+                and all((v.lo, v.hi) == (0, n - 1) for v, n in zip(reused, shape, strict=True))
+                and not any(n.kind == "fill" for n in self.g.by_loop_vars.get(reused, []))
+            ):
+                return reused
+        return tuple(self.g.new_var(0, n - 1, "s") for n in shape)
 
     def _has_reduce_above(self, value: SSAValue) -> bool:
         """Whether a tg.reduce computes part of `value` inside this kernel."""
@@ -382,6 +452,8 @@ class TensorEvaluator:
         else:
             info = ReduceInfo(op.reduce_kind, tuple(vars_), combine, identity, op)
             result = g.reduce(info, acc_t, x, xv)
+            if not any(v in self.shared_vars.values() for v in vars_):
+                self._reduce_vars.update(vars_)
         if acc_t != et:
             result = g.op(arith.TruncFOp, [result], et)
         return result, True
