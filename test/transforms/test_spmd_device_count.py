@@ -294,11 +294,11 @@ def test_spmd_module_with_a_gather_scatter_or_reshard_is_the_same_for_2_and_64_d
 def test_uneven_gather_scatter_or_reshard_does_not_grow_with_n(kind: str) -> None:
     """Uneven shards (5n - 1 rows, 3n - 1 columns: every device full but the last): the same
     op count for N = 9 and 63. (N <= form-kernels' MAX_VERSIONS = 8 branches such kernels on
-    the device number, one version per device, as specialize-devices would: bounded, not
-    O(N): N = 3 has fewer versions than N = 8.)"""
+    the device number, one branch per DISTINCT version: the full devices share one, so N = 8
+    has the ops of N = 3 but for the branch conditions on d, not 7 more loop nests.)"""
     counts = {n: len(op_names(lowered(copy_program(n, kind, -1)))) for n in (3, 8, 9, 63)}
     assert counts[9] == counts[63]
-    assert counts[3] < counts[8]
+    assert abs(counts[8] - counts[3]) <= 4
 
 
 @pytest.mark.parametrize("kind", sorted(COPY_OPS))

@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     TensorType,
     UnitAttr,
+    i1,
     i64,
 )
 from xdsl.dialects.utils.fast_math import FastMathFlag
@@ -364,21 +365,61 @@ class KernelEmitter:
         if not self.plan.versions:
             self.emit_nest(0, self.top, {})
             return
-        plan, g = self.plan, self.g
+        plan = self.plan
+        groups: list[tuple[Block, list[int]]] = []  # each distinct version's code, its devices
+        for k, version in enumerate(plan.versions):
+            block = self.emit_version(version)
+            same = next((g for g in groups if g[0].is_structurally_equivalent(block)), None)
+            if same is None:
+                groups.append((block, [k]))
+            else:  # the same code as an earlier version's: that branch takes device k too
+                block.drop_all_references()
+                same[1].append(k)
+        for block, devices in groups:
+            if len(groups) == 1:  # one version for every device: no branch
+                for op in list(block.ops)[:-1]:
+                    op.detach()
+                    self.top.block.add_op(op)
+                block.drop_all_references()
+                continue
+            branch = scf.IfOp(self.value(self.devices_are(devices)), [], Region(block))
+            self.top.block.add_op(branch)
+
+    def emit_version(self, version: KernelPlan) -> Block:
+        """Version `version`'s loops in a block of their own (the body of its branch)."""
+        block = Block()
+        frame = Frame(block, self.top.depth + 1)
+        plan, self.plan, self.base = self.plan, version, frame
+        self.emit_nest(0, frame, {})
+        self.plan, self.base = plan, self.top
+        block.add_op(scf.YieldOp())
+        frame.open = False
+        return block
+
+    def devices_are(self, devices: list[int]) -> SNode:
+        """Whether the device number d is one of `devices` (ascending): `lo <= d < hi` for
+        each contiguous run, or-ed together."""
+        g = self.g
         assert g.device_var is not None
-        for k, version in enumerate(plan.versions):  # scf.if d == k { version k's loops }
-            hit = self.value(g.cmpi("eq", g.var(g.device_var), g.index(k)))
-            then = Block()
-            branch = scf.IfOp(hit, [], Region(then))
-            self.top.insert(branch)
-            self.top.children.append(branch)
-            frame = Frame(then, self.top.depth + 1)
-            self.plan, self.base = version, frame
-            self.emit_nest(0, frame, {})
-            self.plan, self.base = plan, self.top
-            then.add_op(scf.YieldOp())
-            frame.open = False
-            self.top.children.pop()
+        d = g.var(g.device_var)
+        runs: list[list[int]] = []
+        for k in devices:
+            if runs and runs[-1][1] == k:
+                runs[-1][1] = k + 1
+            else:
+                runs.append([k, k + 1])
+        out: SNode | None = None
+        for lo, hi in runs:
+            if hi == lo + 1:
+                test = g.cmpi("eq", d, g.index(lo))
+            else:
+                tests = [g.cmpi("sge", d, g.index(lo))] if lo > 0 else []
+                if hi < (g.devices or hi + 1):
+                    tests.append(g.cmpi("slt", d, g.index(hi)))
+                test = tests[0] if len(tests) == 1 else g.op(arith.AndIOp, tests, i1)
+            out = test if out is None else g.op(arith.OrIOp, [out, test], i1)
+        assert out is not None
+        return out
 
     def emit_nest(self, level: int, frame: Frame, mapping: dict[Var, Ix]) -> None:
         """The output loops from `level` in, one loop per range of a split loop (each range's
