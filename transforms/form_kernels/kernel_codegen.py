@@ -53,7 +53,8 @@ from xdsl_multi.dialects.element_types import bit_width, is_bool, is_float
 from xdsl_multi.dialects.multi import KERNEL_ATTR, WRITES_ATTR, ReduceKind
 from xdsl_multi.transforms.form_kernels import index_maps as im
 from xdsl_multi.transforms.form_kernels.index_maps import Ix, Var
-from xdsl_multi.transforms.form_kernels.kernel_analysis import KernelPlan, linear_coefficient
+from xdsl_multi.transforms.form_kernels.kernel_analysis import KernelPlan
+from xdsl_multi.transforms.form_kernels.panels import packable, panel_candidates, shifted_loads
 from xdsl_multi.transforms.form_kernels.scalar_graph import (
     FillInfo,
     SNode,
@@ -630,34 +631,18 @@ class KernelEmitter:
         cols = len(row0)
         tiled = {n.id for nodes in groups.values() for n in nodes}
         budget = self.plan.pack_bytes
-        columns: list[dict[int, SNode]] = []  # per column: candidate load id -> its k
-        ks: dict[int, Var] = {}
-        for _, value, valid in row0:
-            found: dict[int, SNode] = {}
-            reduces = [n for n in walk([value, *([valid] if isinstance(valid, SNode) else [])])
-                       if n.id in tiled and len(n.reduce.vars) == 1]
-            for r in reduces:
-                k = r.reduce.vars[0]
-                for n in walk(r.operands):
-                    if n.kind == "load" and self._packable(n, k, tj, ti, column_frame):
-                        found[n.id] = n
-                        ks[n.id] = k
-            columns.append(found)
+        columns, ks = panel_candidates(
+            row0, tiled,
+            lambda n, k: packable(n, k, tj, ti, None, column_frame, self.var_at),
+        )
         for base in columns[0].values():
-            leaf, index = base.payload
             k = ks[base.id]
-            t = base.type
-            size = k.extent * cols * _byte_width(t)
+            size = k.extent * cols * _byte_width(base.type)
             if size > budget:
                 continue
-            loads = []
-            for c in range(cols):
-                shifted = tuple(im.substitute(x, {tj: im.add_const(im.var(tj), c)}) for x in index)
-                load = g.load(leaf, shifted)
-                if load.id not in columns[c]:
-                    break
-                loads.append(load)
-            else:
+            loads = shifted_loads(g, base, tj, 1, columns)
+            if loads is not None:
+                leaf, index = base.payload
                 budget -= size
                 kp, cp = g.new_var(k.lo, k.hi, "pk"), g.new_var(0, cols - 1, "pc")
                 generic = tuple(
@@ -669,18 +654,6 @@ class KernelEmitter:
                 row = im.add_const(im.var(k), -k.lo)
                 for c, load in enumerate(loads):
                     self.packed[load.id] = g.sload(fill, (row, im.const(c)))
-
-    def _packable(self, n: SNode, k: Var, tj: Var, ti: Var, column_frame: Frame) -> bool:
-        """A load strided along k, contiguous along the tile columns, the same for every tile
-        row, whose other variables are bound where the panel is filled."""
-        if k not in n.fv or tj not in n.fv or ti in n.fv:
-            return False
-        for v in n.fv - {k}:
-            bound = self.var_at.get(v)
-            if bound is None or bound[0].depth > column_frame.depth:
-                return False
-        ck = linear_coefficient(n, k)
-        return ck is not None and ck not in (0, 1) and linear_coefficient(n, tj) == 1
 
 
 def _byte_width(t: Attribute) -> int:

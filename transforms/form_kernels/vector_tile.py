@@ -57,8 +57,8 @@ from xdsl_multi.dialects.element_types import bit_width
 from xdsl_multi.dialects.multi import ReduceKind
 from xdsl_multi.transforms.form_kernels import index_maps as im
 from xdsl_multi.transforms.form_kernels.index_maps import Ix, Var
-from xdsl_multi.transforms.form_kernels.kernel_analysis import linear_coefficient
-from xdsl_multi.transforms.form_kernels.scalar_graph import FillInfo, Graph, SNode, Valid, walk
+from xdsl_multi.transforms.form_kernels.panels import packable, panel_candidates, shifted_loads
+from xdsl_multi.transforms.form_kernels.scalar_graph import FillInfo, Graph, SNode, Valid
 
 VECTOR_BITS = 512
 """Bits of one vector of a register tile: an AVX-512 register (16 f32)."""
@@ -349,34 +349,18 @@ class VectorTile:
         vectors of row 0 (`row0`, one per vector v) load it at [k, lanes * v]."""
         g, lane = self.em.g, self.lane
         cols = len(row0) * self.lanes
-        per_vector: list[dict[int, SNode]] = []
-        ks: dict[int, Var] = {}
-        for _, value, valid in row0:
-            found: dict[int, SNode] = {}
-            roots = [value, *([valid] if isinstance(valid, SNode) else [])]
-            for r in walk(roots):
-                if r.id not in tiled or len(r.reduce.vars) != 1:
-                    continue
-                k = r.reduce.vars[0]
-                for n in walk(r.operands):
-                    if n.kind == "load" and self._packable(n, k, tj, ti, column_frame):
-                        found[n.id] = n
-                        ks[n.id] = k
-            per_vector.append(found)
+        per_vector, ks = panel_candidates(
+            row0, tiled,
+            lambda n, k: packable(n, k, tj, ti, lane, column_frame, self.em.var_at),
+        )
         for base in per_vector[0].values():
-            leaf, index = base.payload
             k = ks[base.id]
             size = k.extent * cols * byte_width
             if size > budget:
                 continue
-            loads = []
-            for v in range(len(row0)):
-                shift = {tj: im.add_const(im.var(tj), self.lanes * v)}
-                load = g.load(leaf, tuple(im.substitute(x, shift) for x in index))
-                if load.id not in per_vector[v]:
-                    break
-                loads.append(load)
-            else:
+            loads = shifted_loads(g, base, tj, self.lanes, per_vector)
+            if loads is not None:
+                leaf, index = base.payload
                 budget -= size
                 kp, cp = g.new_var(k.lo, k.hi, "pk"), g.new_var(0, cols - 1, "pc")
                 to_panel = {tj: im.add(im.var(tj), im.var(cp)), k: im.var(kp), lane: im.const(0)}
@@ -386,20 +370,3 @@ class VectorTile:
                 row = im.add_const(im.var(k), -k.lo)
                 for v, load in enumerate(loads):
                     self.packed[load.id] = (fill, (row, im.const(self.lanes * v)))
-
-    def _packable(self, n: SNode, k: Var, tj: Var, ti: Var, column_frame: Frame) -> bool:
-        lane = self.lane
-        if k not in n.fv or tj not in n.fv or lane not in n.fv or ti in n.fv:
-            return False
-        for v in n.fv - {k, lane}:
-            bound = self.em.var_at.get(v)
-            if bound is None or bound[0].depth > column_frame.depth:
-                return False
-        ck = linear_coefficient(n, k)
-        return (
-            ck is not None
-            and ck not in (0, 1)
-            and linear_coefficient(n, tj) == 1
-            and linear_coefficient(n, lane) == 1
-        )
-
