@@ -1,0 +1,46 @@
+"""bench/report.py's targets table: issue 14's cold-first-call rows judge our variant of the
+best steady state against JAX's first call, with the workload's bound (4x for W4/W5, 2x for
+the others the issue names)."""
+
+from __future__ import annotations
+
+from bench.report import first_call_limit, targets
+from bench.run import OURS, Result
+
+
+def result(workload: str, impl: str, variant: str, first: float, best: float) -> Result:
+    return Result(workload, 2, impl, variant, first, best, best, None, None, True)
+
+
+def row(table: str, start: str) -> str:
+    return next(line for line in table.splitlines() if line.startswith(start))
+
+
+def test_first_call_limits_follow_issue_14() -> None:
+    assert [first_call_limit(w) for w in ("W1", "W3", "W6/N=8", "W7", "C1")] == [2] * 5
+    assert first_call_limit("W4") == first_call_limit("W5") == 4
+    assert first_call_limit("W8") is None
+
+
+def test_first_call_row_judges_the_best_steady_variant() -> None:
+    rows = [
+        result("W7", OURS, "default", 0.060, 0.0001),  # best steady state: judged
+        result("W7", OURS, "spmd", 0.040, 0.0002),  # faster first call: shown beside
+        result("W7", "jax", "jit", 0.025, 0.0005),
+        result("W4", OURS, "default", 0.099, 0.005),
+        result("W4", "jax", "jit", 0.025, 0.006),
+    ]
+    table = targets(rows, markdown=False)
+    w7 = row(table, "W7: cold first call within 2x")
+    assert "ours 60.0 ms vs JAX 25.0 ms (2.40x)" in w7
+    assert "fastest first call ours (spmd) 40.0 ms" in w7
+    assert w7.rstrip().endswith("no")
+    w4 = row(table, "W4: cold first call within 4x")
+    assert "(3.96x)" in w4 and w4.rstrip().endswith("yes")
+    assert "W8" not in table
+
+
+def test_no_first_call_row_without_jax() -> None:
+    table = targets([result("W3", OURS, "default", 0.05, 0.001),
+                     result("W3", "tinygrad", "TinyJit", 0.02, 0.002)], markdown=False)
+    assert "cold first call" not in table
