@@ -133,7 +133,7 @@ def test_progress_line_for_slow_compiles(
 
 def test_receive_timeout_names_the_sender_and_channel(tmp_path: Path, run) -> None:
     prog = tmp_path / "slow.mlir"
-    prog.write_text(exchange_program(2, 8192, spin_device0=1_500_000))
+    prog.write_text(exchange_program(2, 8192, spin_device0=200_000))
     start = time.perf_counter()
     fails(
         run(prog, "--random-inputs", "--recv-timeout", "0.2"),

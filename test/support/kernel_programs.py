@@ -39,7 +39,10 @@ def binary_kernel(name: str, op: str, n: int, dtype: str = "f32") -> str:
 
 
 def spin_kernel(name: str, n: int, iterations: int) -> str:
-    """`@name(%a: memref<NxF32>)`: adds 0 to every element `iterations` times (to be slow)."""
+    """`@name(%a: memref<NxF32>)`: `iterations` times, a running sum along `a` written back
+    into it (to be slow). Each element waits for the one before (a chain of dependent adds
+    through memory), so neither LLVM's vectorizer nor a fast machine shortens it: about
+    `3 * n * iterations` cycles."""
     m = f"memref<{n}xf32>"
     return f"""
     func.func @{name}(%a: {m}) attributes {{multi.kernel}} {{
@@ -49,10 +52,11 @@ def spin_kernel(name: str, n: int, iterations: int) -> str:
       %ck = arith.constant {iterations} : index
       %zero = arith.constant 0.0 : f32
       scf.for %k = %c0 to %ck step %c1 {{
-        scf.for %i = %c0 to %cn step %c1 {{
+        %last = scf.for %i = %c0 to %cn step %c1 iter_args(%acc = %zero) -> (f32) {{
           %x = memref.load %a[%i] : {m}
-          %y = arith.addf %x, %zero : f32
+          %y = arith.addf %x, %acc : f32
           memref.store %y, %a[%i] : {m}
+          scf.yield %y : f32
         }}
       }}
       func.return
