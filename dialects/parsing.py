@@ -34,8 +34,9 @@ from xdsl.dialects.builtin import (
     TensorType,
     VectorType,
 )
-from xdsl.ir import TypeAttribute
+from xdsl.ir import Attribute, Operation, TypeAttribute
 from xdsl.parser import AttrParser, Parser
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from xdsl_multi.dialects.splat import splat_of_bytes
@@ -109,14 +110,105 @@ def parse_optional_plain_string_list(parser: AttrParser) -> list[str] | None:
     return names
 
 
+_ID = r"([0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)"
+"""An SSA name after its `%`, as xDSL's lexer reads it (`MLIRLexer._suffix_id`)."""
+
+_BINARY_LINE = re.compile(
+    rf"%{_ID}[ \t]*=[ \t]*((?:arith|math)\.[a-z_]+)[ \t]+%{_ID}[ \t]*,[ \t]*%{_ID}[ \t]*:[ \t]*"
+    r"(?=(?:tensor|vector|memref)<)"
+)
+"""`%r = arith.mulf %a, %b : ` before a shaped type: a binary op in its plain custom form (no
+attribute dictionary, no flags), the one line that makes most of a long tensor chain (BENCH
+C1: 250 of its 357 ops)."""
+
+_BLANK = re.compile(r"(?:\s|//[^\n]*)*")
+"""Whitespace and comments: what may lie between an op's last token and the next one."""
+
+_BinaryForm = tuple[type[Operation], dict[str, Attribute], TypeAttribute]
+"""What a full parse of a plain binary op line made: its class, properties and type."""
+
+
 class MultiParser(Parser):
     """xDSL's parser, with hexadecimal elements of float dense literals read as bit patterns,
     and each distinct shaped type text (`tensor<256x256xf32, #s0>`) parsed once: a program
-    repeats a few types hundreds of times, and a type is most of an op's parsing time."""
+    repeats a few types hundreds of times, and a type is most of an op's parsing time.
+
+    A plain binary op line (`_BINARY_LINE`) whose op and type text a full parse has already
+    read that way is made again without xDSL's declarative-format parser and lexer: the op
+    from what the full parse made (class, properties, type), its operands looked up by name.
+    Only when both operands are defined values of that type and no location follows;
+    anything else (an undefined or mistyped operand, `loc(...)`, another form) is parsed in
+    full, so every diagnostic is xDSL's."""
 
     def __init__(self, ctx: Context, text: str, name: str = "<unknown>") -> None:
         super().__init__(ctx, text, name)
         self._shaped_types: dict[str, TypeAttribute] = {}
+        self._binary_forms: dict[tuple[str, str], _BinaryForm] = {}
+
+    def parse_operation(self) -> Operation:
+        token = self._current_token
+        if token.kind != MLIRTokenKind.PERCENT_IDENT:
+            return super().parse_operation()
+        text = self.lexer.input.content
+        line = _BINARY_LINE.match(text, token.span.start)
+        if line is None:
+            return super().parse_operation()
+        type_start = line.end()
+        type_end = shaped_type_end(text, text.index("<", type_start))
+        if type_end is None:
+            return super().parse_operation()
+        key = (line[2], text[type_start:type_end])
+        form = self._binary_forms.get(key)
+        if form is not None and (op := self._binary_again(line, type_end, form)) is not None:
+            return op
+        op = super().parse_operation()
+        if form is None and self._read_as_binary(op, key[1], type_end):
+            self._binary_forms[key] = (type(op), dict(op.properties), op.results[0].type)  # type: ignore[assignment]
+        return op
+
+    def _read_as_binary(self, op: Operation, type_text: str, type_end: int) -> bool:
+        """Whether the full parse of a `_BINARY_LINE` made a plain binary op: two operands of
+        the line's type and one result of it (the parser's one object for that text), no
+        attributes, and its text ended with the type."""
+        t = self._shaped_types.get(type_text)
+        return (
+            t is not None
+            and len(op.results) == 1
+            and op.results[0].type is t
+            and len(op.operands) == 2
+            and all(v.type == t for v in op.operands)
+            and not op.attributes
+            and not op.regions
+            and not op.successors
+            and _BLANK.fullmatch(self.lexer.input.content, type_end, self._current_token.span.start)
+            is not None
+        )
+
+    def _binary_again(self, line: re.Match[str], type_end: int, form: _BinaryForm) -> Operation | None:
+        """The op of `line` made as the full parse made `form`, or None (nothing consumed)."""
+        op_type, properties, t = form
+        lhs, rhs = self.ssa_values.get(line[3]), self.ssa_values.get(line[4])
+        if lhs is None or rhs is None or len(lhs) != 1 or len(rhs) != 1:
+            return None
+        for v in (lhs[0], rhs[0]):
+            if v.type is not t and v.type != t:  # another op's parser made an equal type
+                return None
+        self._resume_from(type_end)
+        after = self._current_token
+        if after.kind == MLIRTokenKind.BARE_IDENT and after.text == "loc":
+            self._resume_from(line.start())
+            return None
+        self._read_up_to(Span(type_end - 1, type_end, self.lexer.input))
+        self._get_op_by_name(line[2])  # as the full parse does (a subclass may record it)
+        op = op_type.create(operands=[lhs[0], rhs[0]], result_types=[t], properties=dict(properties))
+        self._register_ssa_definition(
+            line[1], op.results, Span(line.start(), line.end(1), self.lexer.input)
+        )
+        return op
+
+    def _read_up_to(self, last: Span[str]) -> None:
+        """The fast path moved the parser past text whose last token is `last` (for a
+        subclass that tracks the last token read)."""
 
     def parse_optional_type(self) -> TypeAttribute | None:
         token = self._current_token
