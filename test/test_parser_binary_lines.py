@@ -45,7 +45,7 @@ LINES = {
     "location on the line": f'    %c = arith.subf %b, %a : {T} loc("f":1:1)\n',
     "attributes": f"    %c = arith.subf %b, %a {{x = 1}} : {T}\n",
     "fastmath": f"    %c = arith.subf %b, %a fastmath<fast> : {T}\n",
-    "other type text": f"    %c = arith.subf %b, %a : tensor<4x8xf32,#s0>\n",
+    "other type text": "    %c = arith.subf %b, %a : tensor<4x8xf32,#s0>\n",
     "tuple operand": f"    %c = arith.subf %b#0, %a : {T}\n",
     "integer op on floats": f"    %c = arith.addi %b, %a : {T}\n    %d = arith.addi %b, %a : {T}\n",
 }
