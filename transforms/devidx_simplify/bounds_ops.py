@@ -26,16 +26,8 @@ _INVALID = UnitAttr()
 
 
 def _split(bounds: Sequence[tuple[tg.Bound, tg.Bound]]) -> tuple[DenseArrayBase, list[SSAValue]]:
-    """`static_bounds` and the `dyn_bounds` operands, as `_BoundsOp._split_bounds` gives them."""
-    static: list[int] = []
-    dynamic: list[SSAValue] = []
-    for pair in bounds:
-        for b in pair:
-            if isinstance(b, int):
-                static.append(b)
-            else:
-                static.append(tg.DYNAMIC)
-                dynamic.append(b)
+    """`static_bounds` and the `dyn_bounds` operands, as the constructors split them."""
+    static, dynamic = tg.PadOp._split_bounds(bounds)  # pyright: ignore[reportPrivateUsage]
     return DenseArrayBase.from_list(i64, static), dynamic
 
 
