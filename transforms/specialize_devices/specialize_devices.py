@@ -147,17 +147,19 @@ def _shared_program(template: ModuleOp, num_devices: int, attrs: AttrCache) -> M
     """The program every device runs, when there is one: a copy of `template` simplified with
     the device-window rules (`device_window_patterns`: they narrow the SPMD form's d-dependent
     windows for all devices at once) that no longer reads `devidx.device_num` and has no
-    fetch. Then each device's copy with d folded would be this same program, which is already
-    simplified (a fixed point of a superset of the copies' patterns), so specialize-devices
-    simplifies it once instead of once per device (BENCH C1). None otherwise (the copies are
-    made from `template` as they were)."""
+    fetch, send or receive. Then each device's copy with d folded would be this same program,
+    which is already simplified (a fixed point of a superset of the copies' patterns), so
+    specialize-devices simplifies it once instead of once per device (BENCH C1), and there are
+    no messages to narrow. None otherwise (the copies are made from `template` as they
+    were)."""
     if not any(isinstance(op, devidx.DeviceNumOp) for op in template.walk()):
         return None  # every copy is the template: nothing d-dependent to narrow once
     if any(True for _ in _fetches(template)):
         return None  # a fetch becomes a send or a receive: each device's program differs
     narrowed = template.clone()
     Simplifier(num_devices, attrs=attrs, extra=device_window_patterns(attrs))(narrowed)
-    if any(isinstance(op, devidx.DeviceNumOp | devidx.FetchOp) for op in narrowed.walk()):
+    per_device = devidx.DeviceNumOp | devidx.FetchOp | devidx.SendOp | devidx.RecvOp
+    if any(isinstance(op, per_device) for op in narrowed.walk()):
         return None
     return narrowed
 
@@ -299,7 +301,8 @@ class SpecializeDevices(ModulePass):
             op.body.block.add_op(device_module)
             device_modules.append(device_module)
         # Messages carry only the lanes that hold data; receivers pad them back with zeros.
-        while narrow_messages(op, attrs):
+        # (A shared program has none.)
+        while shared is None and narrow_messages(op, attrs):
             for device_module in device_modules:
                 module_simplify(device_module)
 
