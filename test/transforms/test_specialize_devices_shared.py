@@ -174,6 +174,19 @@ SHRINK_OF_ANOTHER_WINDOW = """    %px = tg.pad %x [[%lo, %hi], [0, 0]] invalid :
     %r = tg.shrink %s [[%hi, %hend], [0, 1]] : tensor<8x1xf32> -> tensor<4x1xf32>
     func.return %r : tensor<4x1xf32>"""
 
+SHRINK_OF_COPIES = """    %r1 = tg.reshape %c : tensor<4x1xf32> -> tensor<1x4x1xf32>
+    %q = tg.expand %r1 : tensor<1x4x1xf32> -> tensor<8x4x1xf32>
+    %r = tg.shrink %q [[%lo, %end], [0, 4], [0, 1]] : tensor<8x4x1xf32> -> tensor<4x4x1xf32>
+    func.return %r : tensor<4x4x1xf32>"""
+
+SHRINK_OF_A_KEPT_AXIS = """    %q = tg.expand %c : tensor<4x1xf32> -> tensor<4x8xf32>
+    %two = arith.constant 2 : index
+    %l2 = arith.muli %d, %two : index
+    %e2 = arith.addi %l2, %two : index
+    %r = tg.shrink %q [[%l2, %e2], [0, 8]] : tensor<4x8xf32> -> tensor<2x8xf32>
+    func.return %r : tensor<2x8xf32>"""
+
+
 @pytest.mark.parametrize(
     "body, result, narrowed",
     [
@@ -181,11 +194,21 @@ SHRINK_OF_ANOTHER_WINDOW = """    %px = tg.pad %x [[%lo, %hi], [0, 0]] invalid :
         (REDUCE_THEN_SHRINK, "tensor<4x1xf32>", True),
         (REDUCE_OVER_THE_PADDED_AXIS, "tensor<1x8xf32>", False),
         (SHRINK_OF_ANOTHER_WINDOW, "tensor<4x1xf32>", False),
+        (SHRINK_OF_COPIES, "tensor<4x4x1xf32>", True),
+        (SHRINK_OF_A_KEPT_AXIS, "tensor<2x8xf32>", False),
     ],
-    ids=["expand", "reduce", "reduce-padded-axis", "other-window"],
+    ids=[
+        "expand",
+        "reduce",
+        "reduce-padded-axis",
+        "other-window",
+        "shrink-of-copies",
+        "shrink-of-a-kept-axis",
+    ],
 )
 def test_device_window_rules(body: str, result: str, narrowed: bool) -> None:
-    """ExpandOfDevicePad and ShrinkOfReduceOfDevicePad on the SPMD form: where they apply the
+    """ExpandOfDevicePad, ShrinkOfReduceOfDevicePad and ShrinkOfExpandOnExpandedAxes on the
+    SPMD form: where they apply the
     program no longer reads d (no pad, no shrink left); where they must not, d stays. The
     interpreter (every device) gives the same values before and after."""
     text = _window_program(body, result)

@@ -532,12 +532,38 @@ class ShrinkOfReduceOfDevicePad(RewritePattern):
         rewriter.replace(op, tg.ReduceOp(producer.kind, x, axes, op.result.type))
 
 
+class ShrinkOfExpandOnExpandedAxes(RewritePattern):
+    """shrink(expand(x), s) -> expand(x) to the shrink's shape when every axis the shrink
+    narrows is one that expand copies (x has size 1 there) and the others are whole: the
+    copies are all alike, so any window of them (d-dependent bounds included) is the same.
+    Run by specialize-devices on the SPMD program before it copies it
+    (`device_window_patterns`): a replicated operand taken per device's rows (BENCH W4's B)."""
+
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ShrinkOp) or not _plain(op.result):
+            return
+        producer = op.source.owner
+        if not isinstance(producer, tg.ExpandOp) or not _plain(producer.result):
+            return
+        old, full = _shape(producer.source), _shape(op.source)
+        for (lo, hi), o, n in zip(op.bounds, old, full, strict=True):
+            if o == 1 and n != 1:
+                continue  # an expanded axis: any window of copies
+            if (lo, hi) != (0, n):
+                return
+        if all(isinstance(b, int) for pair in op.bounds for b in pair):
+            return  # static: ShrinkOfExpand's
+        rewriter.replace(op, tg.ExpandOp(producer.source, op.result.type))
+
+
 def device_window_patterns(attrs: AttrCache | None = None) -> list[RewritePattern]:
     """Rules that narrow the SPMD program's device windows for every device at once: with
     devidx-simplify's patterns they make a row-local chain (BENCH C1) free of d, so
     specialize-devices simplifies one copy for all devices (its `_shared_program`)."""
     attrs = attrs or AttrCache()
-    return [ExpandOfDevicePad(attrs), ShrinkOfReduceOfDevicePad()]
+    return [ExpandOfDevicePad(attrs), ShrinkOfReduceOfDevicePad(), ShrinkOfExpandOnExpandedAxes()]
 
 
 def _same_bounds(a: tuple, b: tuple) -> bool:
