@@ -17,6 +17,7 @@ Every tool and module that reads MLIR text parses with `parse_mlir` (or a subcla
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -32,10 +33,12 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     RankedStructure,
     TensorType,
+    UnknownLoc,
     VectorType,
 )
-from xdsl.ir import TypeAttribute
+from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
 from xdsl.parser import AttrParser, Parser
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from xdsl_multi.dialects.splat import splat_of_bytes
@@ -109,14 +112,136 @@ def parse_optional_plain_string_list(parser: AttrParser) -> list[str] | None:
     return names
 
 
+_ID = r"([0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)"
+"""An SSA name after its `%`, as xDSL's lexer reads it (`MLIRLexer._suffix_id`)."""
+
+_ONE_RESULT = re.compile(rf"%{_ID}[ \t]*=[ \t]*([a-zA-Z_][a-zA-Z0-9_$.]*)")
+"""`%r = name`: an op with one result, in its custom form (a bare op name)."""
+
+_USE = re.compile(rf"%{_ID}(#[0-9]+)?")
+"""An SSA value used in an op's text (`#k`: an element of a value tuple)."""
+
+_BLANK = re.compile(r"(?:\s|//[^\n]*)*")
+"""Whitespace and comments: what may lie between an op's last token and the next one."""
+
+
+@dataclass(frozen=True)
+class _LineForm:
+    """What a full parse made of one op line, its SSA uses taken out: the op's class,
+    properties, attributes and result type, and the types of the operands (the uses, in
+    order)."""
+
+    op_type: type[Operation]
+    properties: dict[str, Attribute]
+    attributes: dict[str, Attribute]
+    result_type: Attribute
+    operand_types: tuple[Attribute, ...]
+
+
 class MultiParser(Parser):
     """xDSL's parser, with hexadecimal elements of float dense literals read as bit patterns,
     and each distinct shaped type text (`tensor<256x256xf32, #s0>`) parsed once: a program
-    repeats a few types hundreds of times, and a type is most of an op's parsing time."""
+    repeats a few types hundreds of times, and a type is most of an op's parsing time.
+
+    An op line that repeats an earlier one but for its SSA names (`%x1 = arith.mulf %x0, %c :
+    tensor<...>` after `%y1 = arith.mulf %y0, %c : tensor<...>`; BENCH C1: 350 of its 357
+    ops) is made again as the full parse made the first (`_LineForm`), its operands looked up
+    by name: parsing is a function of the text and of the operands' types, so the same text
+    with operands of the same types gives the same op. Only for a one-result op on one line,
+    no regions or successors, every use of the text an operand in order, and no location;
+    and again only when every operand is a defined value of the recorded type and no
+    `loc(...)` follows. Anything else (an undefined, forward or mistyped operand, another
+    form, another spelling) is parsed in full, so every diagnostic is xDSL's."""
 
     def __init__(self, ctx: Context, text: str, name: str = "<unknown>") -> None:
         super().__init__(ctx, text, name)
         self._shaped_types: dict[str, TypeAttribute] = {}
+        self._line_forms: dict[tuple[str, str], _LineForm] = {}
+
+    def parse_operation(self) -> Operation:
+        token = self._current_token
+        if token.kind != MLIRTokenKind.PERCENT_IDENT:
+            return super().parse_operation()
+        text = self.lexer.input.content
+        head = _ONE_RESULT.match(text, token.span.start)
+        if head is None:
+            return super().parse_operation()
+        end = text.find("\n", head.end())
+        if end < 0:
+            end = len(text)
+        rest = text[head.end() : end]
+        uses = _USE.findall(rest)
+        if any(index for _, index in uses):
+            return super().parse_operation()
+        key = (head[2], _USE.sub("%", rest))
+        form = self._line_forms.get(key)
+        if form is not None:
+            op = self._made_again(head, [name for name, _ in uses], end, form)
+            if op is not None:
+                return op
+        op = super().parse_operation()
+        if form is None and self._one_line_op(op, [name for name, _ in uses], end):
+            self._line_forms[key] = _LineForm(
+                type(op),
+                dict(op.properties),
+                dict(op.attributes),
+                op.results[0].type,
+                tuple(v.type for v in op.operands),
+            )
+        return op
+
+    def _one_line_op(self, op: Operation, uses: list[str], end: int) -> bool:
+        """Whether the full parse of a line made an op that `_made_again` can make: one
+        result, no regions, successors or location, its operands the line's uses in order,
+        and its text ended on that line."""
+        if len(op.results) != 1 or op.regions or op.successors:
+            return False
+        if not isinstance(op.location, UnknownLoc) or len(op.operands) != len(uses):
+            return False
+        for value, name in zip(op.operands, uses, strict=True):
+            found = self.ssa_values.get(name)
+            if found is None or len(found) != 1 or found[0] is not value:
+                return False
+        start = self._current_token.span.start
+        return start >= end and _BLANK.fullmatch(self.lexer.input.content, end, start) is not None
+
+    def _made_again(
+        self, head: re.Match[str], uses: list[str], end: int, form: _LineForm
+    ) -> Operation | None:
+        """The op of the line at `head` made as the full parse made `form`, or None (and
+        nothing consumed)."""
+        operands: list[SSAValue] = []
+        for name, t in zip(uses, form.operand_types, strict=True):
+            found = self.ssa_values.get(name)
+            if found is None or len(found) != 1:
+                return None
+            value = found[0]
+            if value.type is not t and value.type != t:
+                return None
+            operands.append(value)
+        self._resume_from(end)
+        after = self._current_token
+        if after.kind == MLIRTokenKind.BARE_IDENT and after.text == "loc":
+            self._resume_from(head.start())
+            return None
+        last = len(self.lexer.input.content[head.start() : end].rstrip()) + head.start()
+        self._read_up_to(Span(last - 1, last, self.lexer.input))
+        self._get_op_by_name(head[2])  # as the full parse does (a subclass may record it)
+        op = form.op_type.create(
+            operands=operands,
+            result_types=[form.result_type],
+            properties=dict(form.properties),
+            attributes=dict(form.attributes),
+        )
+        self._register_ssa_definition(
+            head[1], op.results, Span(head.start(), head.end(1), self.lexer.input)
+        )
+        return op
+
+    def _read_up_to(self, last: Span[str]) -> None:
+        """A line was made again: the parser moved past text that ends at `last` (for a
+        subclass that tracks the last token read; `last` is the line's last character, which
+        no diagnostic reads before the next op's first token is consumed)."""
 
     def parse_optional_type(self) -> TypeAttribute | None:
         token = self._current_token

@@ -39,7 +39,6 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import SymbolTable
-from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects.devidx import DEVICE_ATTR
@@ -64,6 +63,7 @@ from xdsl_multi.lowering.memref_to_llvm import (
     AllocaToLLVM,
     CollapseShapeToLLVM,
 )
+from xdsl_multi.lowering.scf_to_branches import ForToCfBranches, IfToCfBranches
 from xdsl_multi.lowering.vector_to_llvm import VECTOR_TO_LLVM_PATTERNS
 from xdsl_multi.lowering.walker import LoweringPattern, LoweringWalker, erase_dead_ops
 
@@ -149,14 +149,16 @@ def check_lowered(kernel: func.FuncOp) -> None:
             )
 
 
-class IfToBranches(IfLowering, LoweringPattern):
-    """xDSL's `scf.if` lowering (convert_scf_to_cf.py), for the walker."""
+class IfToBranches(IfToCfBranches, LoweringPattern):
+    """xDSL's `scf.if` lowering (convert_scf_to_cf.py; ours builds its ops cheaply:
+    scf_to_branches.py), for the walker."""
 
     ops = (scf.IfOp.name,)
 
 
-class ForToBranches(ForLowering, LoweringPattern):
-    """xDSL's `scf.for` lowering (convert_scf_to_cf.py), for the walker."""
+class ForToBranches(ForToCfBranches, LoweringPattern):
+    """xDSL's `scf.for` lowering (convert_scf_to_cf.py; ours builds its ops cheaply:
+    scf_to_branches.py), for the walker."""
 
     ops = (scf.ForOp.name,)
 

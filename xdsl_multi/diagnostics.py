@@ -277,6 +277,9 @@ class LocatingParser(MultiParser):
         self._last_span = self._current_token.span
         return super()._consume_token(expected_kind)
 
+    def _read_up_to(self, last: Span[str]) -> None:
+        self._last_span = last
+
     def _last_end(self) -> int:
         return self._last_span.end if self._last_span is not None else self.pos
 

@@ -117,9 +117,16 @@ class Simplifier:
     per module. `num_devices`, `device_copy` and `attrs` as in `simplify_patterns`."""
 
     def __init__(
-        self, num_devices: int | None, device_copy: bool = False, attrs: AttrCache | None = None
+        self,
+        num_devices: int | None,
+        device_copy: bool = False,
+        attrs: AttrCache | None = None,
+        extra: Sequence[RewritePattern] = (),
     ) -> None:
-        self.applier = TypedPatternApplier(simplify_patterns(num_devices, device_copy, attrs))
+        """`extra`: patterns tried after devidx-simplify's own (specialize-devices'
+        `device_window_patterns`)."""
+        patterns = simplify_patterns(num_devices, device_copy, attrs)
+        self.applier = TypedPatternApplier([*patterns, *extra])
 
     def __call__(self, op: Operation) -> bool:
         """Run every pattern on the ops nested in `op` until nothing changes, erasing dead

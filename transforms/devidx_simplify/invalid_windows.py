@@ -34,6 +34,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from xdsl_multi.dialects import devidx, tg
+from xdsl_multi.transforms.devidx_simplify.bounds_ops import pad_op, shrink_op
 from xdsl_multi.transforms.devidx_simplify.invalid_rules import is_elementwise, is_elementwise_type
 from xdsl_multi.transforms.value_facts import AttrCache, OpTypes
 
@@ -122,7 +123,7 @@ class _Emit:
         if window == _full(_shape(x)):
             return x
         bounds: list[tuple[tg.Bound, tg.Bound]] = [(lo, hi) for lo, hi in window]
-        return self.op(tg.ShrinkOp(x, bounds, self.retyped(x, _size(window))))
+        return self.op(shrink_op(x, bounds, self.retyped(x, _size(window))))
 
     def content(self, v: SSAValue, window: Window) -> SSAValue:
         """The lanes of v inside `window`, without materializing v's padding."""
@@ -137,7 +138,7 @@ class _Emit:
             margins = [(lo - wlo, whi - hi) for (lo, hi), (wlo, whi) in zip(inside, window)]
             if all(m == (0, 0) for m in margins):
                 return data
-            return self.op(tg.PadOp(data, margins, self.retyped(v, _size(window))))
+            return self.op(pad_op(data, margins, self.retyped(v, _size(window))))
         value = self.attrs.splat(v)
         if value is not None:
             return self.op(self.attrs.constant_like(self.retyped(v, _size(window)), value))
@@ -151,7 +152,7 @@ class _Emit:
             t = x.type
             assert isinstance(t, TensorType)
             fill = tg.pad_value_attr(0, t.element_type)
-        return self.op(tg.PadOp(x, _pad_bounds(window, shape), self.retyped(x, shape), fill))
+        return self.op(pad_op(x, _pad_bounds(window, shape), self.retyped(x, shape), fill))
 
 
 def _window_of(v: SSAValue) -> Window:
@@ -437,7 +438,7 @@ class ElementwiseOfDevicePad(_WithConstants):
             else:
                 return
         inner = emit.lanewise(op, operands, shape)
-        rewriter.replace(op, tg.PadOp(inner, list(bounds), op.results[0].type))
+        rewriter.replace(op, pad_op(inner, list(bounds), op.results[0].type))
 
 
 class ReshapeOfDevicePad(RewritePattern):
@@ -468,7 +469,101 @@ class ReshapeOfDevicePad(RewritePattern):
         assert isinstance(t, TensorType)
         reshaped = tg.ReshapeOp(x, TensorType(t.element_type, x_shape, t.encoding))
         rewriter.insert(reshaped)
-        rewriter.replace(op, tg.PadOp(reshaped.result, out_bounds, op.result.type))
+        rewriter.replace(op, pad_op(reshaped.result, out_bounds, op.result.type))
+
+
+def _unpadded(pair: tuple[tg.Bound, tg.Bound]) -> bool:
+    return pair == (0, 0)
+
+
+class ExpandOfDevicePad(_WithConstants):
+    """expand(pad_inv(x, b)) -> pad_inv(expand(x), b) when every axis that expands has bounds
+    [0, 0] (b SSA values of the SPMD level): lanes move with their data, on every device.
+    Run by specialize-devices on the SPMD program before it copies it (`device_window_patterns`),
+    not by devidx-simplify."""
+
+    op_types: ClassVar[OpTypes] = (tg.ExpandOp,)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ExpandOp) or not _plain(op.result):
+            return
+        padded = device_pad(op.source)
+        if padded is None:
+            return
+        x, bounds = padded
+        old, new = _shape(op.source), _shape(op.result)
+        if any(o != n and not _unpadded(b) for b, o, n in zip(bounds, old, new, strict=True)):
+            return
+        x_shape = [n if o != n else k for k, o, n in zip(_shape(x), old, new, strict=True)]
+        emit = _Emit(rewriter, self.attrs)
+        inner = emit.op(tg.ExpandOp(x, emit.retyped(x, x_shape)))
+        rewriter.replace(op, pad_op(inner, list(bounds), op.result.type))
+
+
+class ShrinkOfReduceOfDevicePad(RewritePattern):
+    """shrink(reduce(pad_inv(x, b), axes), s) -> reduce(x, axes) when no reduced axis is padded
+    and on every padded axis the shrink starts where the pad put x (the same SSA value) and
+    keeps x's length, the other axes whole: each kept lane reduces x's own row, on every
+    device. (Without the shrink the rows outside the window would reduce to the identity, a
+    valid value: a reduce is never pushed through a pad.) Run by specialize-devices on the SPMD
+    program before it copies it (`device_window_patterns`)."""
+
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ShrinkOp) or not _plain(op.result):
+            return
+        producer = _single_use_source(op)
+        if not isinstance(producer, tg.ReduceOp):
+            return
+        padded = device_pad(producer.source)
+        if padded is None:
+            return
+        x, bounds = padded
+        axes = producer.axes_list
+        for i, ((s_lo, s_hi), b, k, full, n) in enumerate(
+            zip(op.bounds, bounds, _shape(x), _shape(op.source), _shape(op.result), strict=True)
+        ):
+            if _unpadded(b):
+                if (s_lo, s_hi) != (0, full):
+                    return
+            elif i in axes or isinstance(s_lo, int) or s_lo is not b[0] or n != k:
+                return
+        rewriter.replace(op, tg.ReduceOp(producer.kind, x, axes, op.result.type))
+
+
+class ShrinkOfExpandOnExpandedAxes(RewritePattern):
+    """shrink(expand(x), s) -> expand(x) to the shrink's shape when every axis the shrink
+    narrows is one that expand copies (x has size 1 there) and the others are whole: the
+    copies are all alike, so any window of them (d-dependent bounds included) is the same.
+    Run by specialize-devices on the SPMD program before it copies it
+    (`device_window_patterns`): a replicated operand taken per device's rows (BENCH W4's B)."""
+
+    op_types: ClassVar[OpTypes] = (tg.ShrinkOp,)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, tg.ShrinkOp) or not _plain(op.result):
+            return
+        producer = op.source.owner
+        if not isinstance(producer, tg.ExpandOp) or not _plain(producer.result):
+            return
+        old, full = _shape(producer.source), _shape(op.source)
+        for (lo, hi), o, n in zip(op.bounds, old, full, strict=True):
+            if o == 1 and n != 1:
+                continue  # an expanded axis: any window of copies
+            if (lo, hi) != (0, n):
+                return
+        if all(isinstance(b, int) for pair in op.bounds for b in pair):
+            return  # static: ShrinkOfExpand's
+        rewriter.replace(op, tg.ExpandOp(producer.source, op.result.type))
+
+
+def device_window_patterns(attrs: AttrCache | None = None) -> list[RewritePattern]:
+    """Rules that narrow the SPMD program's device windows for every device at once: with
+    devidx-simplify's patterns they make a row-local chain (BENCH C1) free of d, so
+    specialize-devices simplifies one copy for all devices (its `_shared_program`)."""
+    attrs = attrs or AttrCache()
+    return [ExpandOfDevicePad(attrs), ShrinkOfReduceOfDevicePad(), ShrinkOfExpandOnExpandedAxes()]
 
 
 def _same_bounds(a: tuple, b: tuple) -> bool:
@@ -547,7 +642,7 @@ def narrow_messages(top: Operation, attrs: AttrCache | None = None) -> bool:
             send.operands[0] = x
             narrow = devidx.RecvOp(recv.source.value.data, recv.channel.value.data, x.type)
             fill = tg.pad_value_attr(0, x.type.element_type)  # type: ignore[union-attr]
-            widened = tg.PadOp(narrow.result, _pad_bounds(window, shape), recv.result.type, fill)
+            widened = pad_op(narrow.result, _pad_bounds(window, shape), recv.result.type, fill)
             parent = recv.parent_block()
             assert parent is not None
             parent.insert_ops_before([narrow, widened], recv)

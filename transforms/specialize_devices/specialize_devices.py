@@ -37,6 +37,11 @@ How:
    simplified with `devidx-simplify`'s patterns. Fetches still alive on K must have a constant
    source J_K (else PassFailedException at the fetch); dead ones are gone, so they make no
    messages.
+   When the program has no fetch, it is first simplified once for all devices with the
+   device-window rules (invalid_windows.py `device_window_patterns`: the SPMD form's windows
+   `[[%lo, %hi]]` narrowed for every d at once); if that leaves no `devidx.device_num`, every
+   device's copy would be that same program, so it is the one copy, simplified once
+   (`_shared_program`; BENCH C1: 2 simplifications -> 1, the same output).
 3. Device J must compute what it sends even if its own program does not need it: step 2 is
    repeated with `devidx.send` placeholders inserted in J's copy (right before each fetch whose
    value J sends) until the set of live fetches stops growing (a sent value may itself depend on
@@ -76,7 +81,10 @@ from xdsl_multi.dialects import devidx, tg
 from xdsl_multi.dialects.devidx import DEVICE_ATTR
 from xdsl_multi.dialects.multi import listed_devices
 from xdsl_multi.transforms.devidx_simplify.devidx_simplify import Simplifier
-from xdsl_multi.transforms.devidx_simplify.invalid_windows import narrow_messages
+from xdsl_multi.transforms.devidx_simplify.invalid_windows import (
+    device_window_patterns,
+    narrow_messages,
+)
 from xdsl_multi.transforms.value_facts import AttrCache, constant_like, int_constant
 
 _FETCH_ID = "devidx.fetch_id"
@@ -133,6 +141,56 @@ def _device_copy(template: ModuleOp, device: int) -> ModuleOp:
         if isinstance(op, devidx.DeviceNumOp):
             Rewriter.replace_op(op, constant_like(op.result.type, device))
     return copy
+
+
+def _shared_program(template: ModuleOp, num_devices: int, attrs: AttrCache) -> ModuleOp | None:
+    """The program every device runs, when there is one: a copy of `template` simplified with
+    the device-window rules (`device_window_patterns`: they narrow the SPMD form's d-dependent
+    windows for all devices at once) that no longer reads `devidx.device_num` and has no
+    fetch, send or receive. Then each device's copy with d folded would be this same program,
+    which is already simplified (a fixed point of a superset of the copies' patterns), so
+    specialize-devices simplifies it once instead of once per device (BENCH C1), and there are
+    no messages to narrow. None otherwise (the copies are made from `template` as they
+    were)."""
+    if not any(isinstance(op, devidx.DeviceNumOp) for op in template.walk()):
+        return None  # every copy is the template: nothing d-dependent to narrow once
+    if any(True for _ in _fetches(template)):
+        return None  # a fetch becomes a send or a receive: each device's program differs
+    narrowed = template.clone()
+    Simplifier(num_devices, attrs=attrs, extra=device_window_patterns(attrs))(narrowed)
+    per_device = devidx.DeviceNumOp | devidx.FetchOp | devidx.SendOp | devidx.RecvOp
+    if any(isinstance(op, per_device) for op in narrowed.walk()):
+        return None
+    return narrowed
+
+
+def _simplified_copies(
+    template: ModuleOp, num_devices: int, copy_simplify: Simplifier
+) -> tuple[list[ModuleOp], Messages]:
+    """Steps 2 and 3 of the module docstring: each device's simplified copy of `template`,
+    with the placeholder sends of the values it must send, and the live fetches."""
+    sends: dict[int, dict[int, list[int]]] = {}
+    while True:
+        copies: list[ModuleOp] = []
+        messages: Messages = {}
+        for device in range(num_devices):
+            copy = _device_copy(template, device)
+            _insert_sends(copy, sends.get(device, {}))
+            copy_simplify(copy)
+            messages[device] = {
+                _fetch_id(f): _source_device(f, device, num_devices) for f in _fetches(copy)
+            }
+            copies.append(copy)
+        needed = _senders(messages)
+        if needed == sends:
+            return copies, messages
+        if not sends and _sent_values_live(messages, needed):
+            # Each value to send is the operand of a fetch its sender keeps: sending it
+            # keeps nothing else alive, so the sends go into these copies (step 3 done).
+            for device, copy in enumerate(copies):
+                _insert_sends(copy, needed.get(device, {}))
+            return copies, messages
+        sends = needed
 
 
 def _insert_sends(module: ModuleOp, sends: dict[int, list[int]]) -> None:
@@ -222,28 +280,13 @@ class SpecializeDevices(ModulePass):
         attrs = AttrCache()  # the copies share their constants' attributes
         copy_simplify = Simplifier(num_devices, device_copy=True, attrs=attrs)
         module_simplify = Simplifier(num_devices, attrs=attrs)
-        sends: dict[int, dict[int, list[int]]] = {}
-        while True:
-            copies: list[ModuleOp] = []
-            messages: Messages = {}
-            for device in range(num_devices):
-                copy = _device_copy(template, device)
-                _insert_sends(copy, sends.get(device, {}))
-                copy_simplify(copy)
-                messages[device] = {
-                    _fetch_id(f): _source_device(f, device, num_devices) for f in _fetches(copy)
-                }
-                copies.append(copy)
-            needed = _senders(messages)
-            if needed == sends:
-                break
-            if not sends and _sent_values_live(messages, needed):
-                # Each value to send is the operand of a fetch its sender keeps: sending it
-                # keeps nothing else alive, so the sends go into these copies (step 3 done).
-                for device, copy in enumerate(copies):
-                    _insert_sends(copy, needed.get(device, {}))
-                break
-            sends = needed
+        shared = _shared_program(template, num_devices, attrs)
+        if shared is not None:
+            # Every device runs this program: one simplification, a copy per other device.
+            copies = [shared, *(shared.clone() for _ in range(1, num_devices))]
+            messages: Messages = {device: {} for device in range(num_devices)}
+        else:
+            copies, messages = _simplified_copies(template, num_devices, copy_simplify)
 
         channels = _channels(messages)
         device_modules: list[ModuleOp] = []
@@ -258,7 +301,8 @@ class SpecializeDevices(ModulePass):
             op.body.block.add_op(device_module)
             device_modules.append(device_module)
         # Messages carry only the lanes that hold data; receivers pad them back with zeros.
-        while narrow_messages(op, attrs):
+        # (A shared program has none.)
+        while shared is None and narrow_messages(op, attrs):
             for device_module in device_modules:
                 module_simplify(device_module)
 
