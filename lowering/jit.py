@@ -334,17 +334,16 @@ class KernelCache:
         self._lock = threading.Lock()
         # One MCJIT engine holds every module (it owns the target machine, so there can be
         # only one per target machine). Object code found on disk is handed to it through
-        # the object cache, keyed by the module's name (the kernel's key).
-        empty = llvm.parse_assembly("")
-        empty.triple, empty.data_layout = self.triple, self.data_layout
-        self._engine = llvm.create_mcjit_compiler(empty, self.target_machine)
+        # the object cache, keyed by the module's name (the kernel's key). It is made with
+        # the first module to compile (`_add`): an engine made with an empty module compiled
+        # that too, at its first `finalize_object` (docs/compile-time.md, round 6).
+        self._engine: Any = None
         self._objects_from_disk: dict[str, bytes] = {}
         self._to_store: dict[str, frozenset[str]] = {}
         """Modules compiled here whose object code goes to disk: module name -> kernel keys."""
         self._in_engine: set[str] = set()
         """Keys of the kernels whose machine code the engine holds (compiled or loaded here,
         also those that came in a group's object without being asked for)."""
-        self._engine.set_object_cache(notify_func=self._notify, getbuffer_func=self._getbuffer)
         self._salt = "\n".join(
             ["xdsl-multi jit 1", llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)),
              self.triple, self.cpu, self.features]
@@ -491,7 +490,7 @@ class KernelCache:
                     module = self._parse("")
                     module.name = found.group
                     self._objects_from_disk[found.group] = found.data
-                    self._engine.add_module(module)
+                    self._add(module)
                     self._in_engine |= found.members
                     loaded_now |= found.members
                     loaded.add(found.group)
@@ -526,7 +525,7 @@ class KernelCache:
             self.stats.optimize_s += time.perf_counter() - start
             self._to_store[module.name] = frozenset(group)
             self.stats.compiled += len(group)
-            self._engine.add_module(module)
+            self._add(module)
             self._in_engine |= group.keys()
             added = True
         if added:
@@ -540,6 +539,16 @@ class KernelCache:
                 raise RuntimeError(f"JIT: no machine code for kernel {kernel.name}")
             out[key] = _Compiled(self._engine, address, arg_types[key])
         return out
+
+    def _add(self, module: Any) -> None:
+        """Hand `module` to the engine (made now, with it, if this is the first)."""
+        if self._engine is None:
+            self._engine = llvm.create_mcjit_compiler(module, self.target_machine)
+            self._engine.set_object_cache(
+                notify_func=self._notify, getbuffer_func=self._getbuffer
+            )
+        else:
+            self._engine.add_module(module)
 
     def _read_disk(self, key: str) -> _DiskObject | None:
         """The object code holding kernel `key`: its own `KEY.o`, or the object of the group

@@ -394,3 +394,29 @@ def test_a_kernel_of_an_earlier_group_is_shared_by_a_later_call(tmp_path: Path) 
     assert (fresh.stats.compiled, fresh.stats.disk_hits, fresh.stats.memory_hits) == (0, 2, 2)
     _check_scaled(kernels, "k2", 2.0)
     _check_scaled(kernels, "k3", 3.0)
+
+
+def test_the_engine_is_made_with_the_first_module_whatever_it_is(tmp_path: Path) -> None:
+    """The MCJIT engine is made with a cache's first module (no empty module to compile):
+    an object from disk first, then new kernels, in one cache; new kernels first, then an
+    object from disk, in another; assembly and the optimized IR before and after. Every
+    kernel computes what it did."""
+    KernelCache(tmp_path).compile_kernels(lower(_scaled("k2", 2.0)))
+    from_disk_first = KernelCache(tmp_path)
+    assert from_disk_first.assembly(str(translate_kernels(lower(_scaled("k9", 9.0))))).strip()
+    kernels = from_disk_first.compile_kernels(lower(_scaled("k2", 2.0)))
+    assert from_disk_first.stats.disk_hits == 1 and from_disk_first.stats.compiled == 0
+    kernels.update(from_disk_first.compile_kernels(lower(_scaled("k3", 3.0))))
+    assert from_disk_first.stats.compiled == 1
+    _check_scaled(kernels, "k2", 2.0)
+    _check_scaled(kernels, "k3", 3.0)
+    assert " = phi " in from_disk_first.optimized_ir(str(translate_kernels(lower(AXPY))))
+
+    compiled_first = KernelCache(tmp_path)
+    kernels = compiled_first.compile_kernels(lower(_scaled("k5", 5.0)))
+    kernels.update(compiled_first.compile_kernels(lower(_scaled("k3", 3.0))))
+    kernels.update(compiled_first.compile_kernels(lower(_scaled("k2", 2.0))))
+    assert compiled_first.stats.compiled == 1 and compiled_first.stats.disk_hits == 2
+    for name, factor in (("k5", 5.0), ("k3", 3.0), ("k2", 2.0)):
+        _check_scaled(kernels, name, factor)
+    assert compiled_first.assembly(str(translate_kernels(lower(AXPY)))).strip()
