@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, cf, scf
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i1, i32, i64
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from xdsl.traits import IsTerminator
@@ -68,6 +68,21 @@ def _cmpi_slt(a: SSAValue, b: SSAValue) -> arith.CmpiOp:
     )
 
 
+def _inline_arm(region: Region, continue_block: Block, rewriter: PatternRewriter) -> Block | None:
+    """An `scf.if` arm's blocks inlined before `continue_block`, its `scf.yield` replaced by a
+    branch there with the yielded values; the arm's first block, or None for an empty arm."""
+    first = region.first_block
+    if first is None:
+        return None
+    assert region.last_block is not None
+    terminator = region.last_block.last_op
+    assert terminator is not None
+    rewriter.insert(_br(continue_block, terminator.operands), InsertPoint.at_end(region.last_block))
+    rewriter.erase(terminator)
+    rewriter.inline_region(region, BlockInsertPoint.before(continue_block))
+    return first
+
+
 class IfToCfBranches(RewritePattern):
     """xDSL's `IfLowering`, with the branches built by `Op.create`."""
 
@@ -85,32 +100,9 @@ class IfToCfBranches(RewritePattern):
         else:
             continue_block = remaining_ops_block
 
-        then_region = if_op.true_region
-        then_block = then_region.first_block
-        assert then_block is not None and then_region.last_block is not None
-        then_terminator = then_region.last_block.last_op
-        assert then_terminator is not None
-        rewriter.insert(
-            _br(continue_block, then_terminator.operands),
-            InsertPoint.at_end(then_region.last_block),
-        )
-        rewriter.erase(then_terminator)
-        rewriter.inline_region(then_region, BlockInsertPoint.before(continue_block))
-
-        else_region = if_op.false_region
-        else_block = else_region.first_block
-        if else_block is not None:
-            assert else_region.last_block is not None
-            else_terminator = else_region.last_block.last_op
-            assert else_terminator is not None
-            rewriter.insert(
-                _br(continue_block, else_terminator.operands),
-                InsertPoint.at_end(else_region.last_block),
-            )
-            rewriter.erase(else_terminator)
-            rewriter.inline_region(else_region, BlockInsertPoint.before(continue_block))
-        else:
-            else_block = continue_block
+        then_block = _inline_arm(if_op.true_region, continue_block, rewriter)
+        assert then_block is not None
+        else_block = _inline_arm(if_op.false_region, continue_block, rewriter) or continue_block
 
         rewriter.insert(
             _cond_br(if_op.cond, then_block, else_block), InsertPoint.at_end(condition_block)
