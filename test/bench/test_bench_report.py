@@ -83,3 +83,31 @@ def test_our_first_call_leaves_out_placement_and_gathering(
     assert r.correct
     assert r.first_call_s is not None and r.first_call_s < 100
     assert r.first_call_warm_s is not None and r.first_call_warm_s < 100
+
+
+def test_the_compile_profile_pauses_the_collector_as_compile_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--profile-compile` times its stages with Python's collector paused, as
+    `xdsl_multi.compile` runs them (a collection would land on whichever stage is running),
+    and leaves it as it found it."""
+    import gc
+
+    from bench.profile import profile_one
+    from xdsl_multi import diagnostics
+
+    seen: list[bool] = []
+    parse = diagnostics.parse_module
+
+    def parse_and_look(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return parse(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(diagnostics, "parse_module", parse_and_look)
+    w = next(w for w in WORKLOADS(quick=True) if w.id == "W7")
+    assert gc.isenabled()
+    times = profile_one(w, spmd=True)
+    assert seen == [False]
+    assert gc.isenabled()
+    assert {"parse", "verify", "form-kernels", "LLVM opt", "first run"} <= set(times)
+    assert all(t >= 0 for t in times.values())
