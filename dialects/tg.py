@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     BaseAttr,
     IRDLOperation,
@@ -71,6 +71,9 @@ from xdsl_multi.dialects.syntax import (
 
 DYNAMIC = -(2**63)
 """Marks a pad/shrink bound given by an SSA `index` operand instead of a static integer."""
+
+_INVALID = UnitAttr()
+"""`tg.pad`'s `invalid` property (attributes are immutable: one serves every pad)."""
 
 Bound = int | SSAValue
 
@@ -343,6 +346,27 @@ class _BoundsOp(_UnaryTgOp):
     result = result_def(TensorType)
     static_bounds = prop_def(DenseArrayBase[I64])
 
+    def _build(
+        self,
+        source: SSAValue,
+        bounds: Sequence[tuple[Bound, Bound]],
+        result_type: Attribute,
+        properties: dict[str, Attribute],
+    ) -> None:
+        """Make this op (`source`, then the SSA bounds; `static_bounds` first, then
+        `properties`) with `Operation.__init__` directly, as `Op.create` does: xDSL's
+        `IRDLOperation.__init__` checks every argument against the op definition (~65 us a
+        pad, against ~10 us), and the simplification rules build hundreds per program
+        (BENCH C1's device copies ~300 each). test/test_tg_bounds_ops.py checks the
+        op against the one IRDLOperation's constructor makes."""
+        static, dynamic = self._split_bounds(bounds)
+        Operation.__init__(
+            self,
+            operands=[source, *dynamic],
+            result_types=[result_type],
+            properties={"static_bounds": DenseArrayBase.from_list(i64, static), **properties},
+        )
+
     @staticmethod
     def _split_bounds(bounds: Sequence[tuple[Bound, Bound]]) -> tuple[list[int], list[SSAValue]]:
         static: list[int] = []
@@ -502,14 +526,14 @@ class PadOp(_BoundsOp):
         result_type: Attribute,
         value: Attribute | None = None,
     ):
-        """`value` None pads with Invalid; otherwise a FloatAttr/IntegerAttr fill."""
-        static, dynamic = self._split_bounds(bounds)
-        props: dict[str, Attribute] = {"static_bounds": DenseArrayBase.from_list(i64, static)}
+        """`value` None pads with Invalid; otherwise a FloatAttr/IntegerAttr fill. Built as
+        `Op.create` builds (`_BoundsOp._build`)."""
+        props: dict[str, Attribute] = {}
         if value is None:
-            props["invalid"] = UnitAttr()
+            props["invalid"] = _INVALID
         else:
             props["value"] = value
-        super().__init__(operands=[source, dynamic], result_types=[result_type], properties=props)
+        self._build(source, bounds, result_type, props)
 
     @property
     def is_invalid(self) -> bool:
@@ -671,12 +695,7 @@ class ShrinkOp(_BoundsOp):
     def __init__(
         self, source: SSAValue, bounds: Sequence[tuple[Bound, Bound]], result_type: Attribute
     ):
-        static, dynamic = self._split_bounds(bounds)
-        super().__init__(
-            operands=[source, dynamic],
-            result_types=[result_type],
-            properties={"static_bounds": DenseArrayBase.from_list(i64, static)},
-        )
+        self._build(source, bounds, result_type, {})
 
     @classmethod
     def parse(cls, parser: Parser) -> ShrinkOp:

@@ -34,7 +34,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from xdsl_multi.dialects import devidx, tg
-from xdsl_multi.transforms.devidx_simplify.bounds_ops import pad_op, shrink_op
 from xdsl_multi.transforms.devidx_simplify.invalid_rules import is_elementwise, is_elementwise_type
 from xdsl_multi.transforms.value_facts import AttrCache, OpTypes
 
@@ -123,7 +122,7 @@ class _Emit:
         if window == _full(_shape(x)):
             return x
         bounds: list[tuple[tg.Bound, tg.Bound]] = [(lo, hi) for lo, hi in window]
-        return self.op(shrink_op(x, bounds, self.retyped(x, _size(window))))
+        return self.op(tg.ShrinkOp(x, bounds, self.retyped(x, _size(window))))
 
     def content(self, v: SSAValue, window: Window) -> SSAValue:
         """The lanes of v inside `window`, without materializing v's padding."""
@@ -138,7 +137,7 @@ class _Emit:
             margins = [(lo - wlo, whi - hi) for (lo, hi), (wlo, whi) in zip(inside, window)]
             if all(m == (0, 0) for m in margins):
                 return data
-            return self.op(pad_op(data, margins, self.retyped(v, _size(window))))
+            return self.op(tg.PadOp(data, margins, self.retyped(v, _size(window))))
         value = self.attrs.splat(v)
         if value is not None:
             return self.op(self.attrs.constant_like(self.retyped(v, _size(window)), value))
@@ -152,7 +151,7 @@ class _Emit:
             t = x.type
             assert isinstance(t, TensorType)
             fill = tg.pad_value_attr(0, t.element_type)
-        return self.op(pad_op(x, _pad_bounds(window, shape), self.retyped(x, shape), fill))
+        return self.op(tg.PadOp(x, _pad_bounds(window, shape), self.retyped(x, shape), fill))
 
 
 def _window_of(v: SSAValue) -> Window:
@@ -438,7 +437,7 @@ class ElementwiseOfDevicePad(_WithConstants):
             else:
                 return
         inner = emit.lanewise(op, operands, shape)
-        rewriter.replace(op, pad_op(inner, list(bounds), op.results[0].type))
+        rewriter.replace(op, tg.PadOp(inner, list(bounds), op.results[0].type))
 
 
 class ReshapeOfDevicePad(RewritePattern):
@@ -469,7 +468,7 @@ class ReshapeOfDevicePad(RewritePattern):
         assert isinstance(t, TensorType)
         reshaped = tg.ReshapeOp(x, TensorType(t.element_type, x_shape, t.encoding))
         rewriter.insert(reshaped)
-        rewriter.replace(op, pad_op(reshaped.result, out_bounds, op.result.type))
+        rewriter.replace(op, tg.PadOp(reshaped.result, out_bounds, op.result.type))
 
 
 def _unpadded(pair: tuple[tg.Bound, tg.Bound]) -> bool:
@@ -497,7 +496,7 @@ class ExpandOfDevicePad(_WithConstants):
         x_shape = [n if o != n else k for k, o, n in zip(_shape(x), old, new, strict=True)]
         emit = _Emit(rewriter, self.attrs)
         inner = emit.op(tg.ExpandOp(x, emit.retyped(x, x_shape)))
-        rewriter.replace(op, pad_op(inner, list(bounds), op.result.type))
+        rewriter.replace(op, tg.PadOp(inner, list(bounds), op.result.type))
 
 
 class ShrinkOfReduceOfDevicePad(RewritePattern):
@@ -642,7 +641,7 @@ def narrow_messages(top: Operation, attrs: AttrCache | None = None) -> bool:
             send.operands[0] = x
             narrow = devidx.RecvOp(recv.source.value.data, recv.channel.value.data, x.type)
             fill = tg.pad_value_attr(0, x.type.element_type)  # type: ignore[union-attr]
-            widened = pad_op(narrow.result, _pad_bounds(window, shape), recv.result.type, fill)
+            widened = tg.PadOp(narrow.result, _pad_bounds(window, shape), recv.result.type, fill)
             parent = recv.parent_block()
             assert parent is not None
             parent.insert_ops_before([narrow, widened], recv)

@@ -25,7 +25,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from xdsl_multi.dialects import devidx, tg
-from xdsl_multi.transforms.devidx_simplify.bounds_ops import pad_op, shrink_op
 from xdsl_multi.transforms.value_facts import OpTypes, constant_like, int_constant
 
 StaticBounds = list[tuple[int, int]]
@@ -104,9 +103,9 @@ def _rebuild(
     op: tg.PadOp | tg.ShrinkOp, source: SSAValue, bounds: Sequence[tuple[tg.Bound, tg.Bound]]
 ) -> Operation:
     if isinstance(op, tg.PadOp):
-        new: Operation = pad_op(source, bounds, op.result.type, op.value)
+        new: Operation = tg.PadOp(source, bounds, op.result.type, op.value)
     else:
-        new = shrink_op(source, bounds, op.result.type)
+        new = tg.ShrinkOp(source, bounds, op.result.type)
     new.attributes |= op.attributes
     return new
 
@@ -178,11 +177,11 @@ class ShrinkOfPadComposes(RewritePattern):
         new_ops: list[Operation] = []
         value = x
         if any(b != (0, n) for b, n in zip(inner, x_shape, strict=True)):
-            shrink = shrink_op(x, inner, _tensor_like(x, [hi - lo for lo, hi in inner]))
+            shrink = tg.ShrinkOp(x, inner, _tensor_like(x, [hi - lo for lo, hi in inner]))
             new_ops.append(shrink)
             value = shrink.result
         if any(b != (0, 0) for b in outer):
-            new_pad = pad_op(value, outer, op.result.type, pad.value)
+            new_pad = tg.PadOp(value, outer, op.result.type, pad.value)
             new_ops.append(new_pad)
             value = new_pad.result
         rewriter.replace(op, new_ops, [value])
@@ -225,7 +224,7 @@ class ShrinkOfPadRecoversSource(RewritePattern):
         if all(b == (0, 0) for b in bounds):
             rewriter.replace(op, [], [pad.source])
         else:
-            rewriter.replace(op, pad_op(pad.source, bounds, op.result.type, pad.value))
+            rewriter.replace(op, tg.PadOp(pad.source, bounds, op.result.type, pad.value))
 
 
 class ShrinkOfShrinkComposes(RewritePattern):
@@ -242,7 +241,7 @@ class ShrinkOfShrinkComposes(RewritePattern):
         if outer_b is None or inner_b is None:
             return
         bounds = [(a + c, a + d) for (a, _), (c, d) in zip(inner_b, outer_b, strict=True)]
-        rewriter.replace(op, shrink_op(inner.source, bounds, op.result.type))
+        rewriter.replace(op, tg.ShrinkOp(inner.source, bounds, op.result.type))
 
 
 def _same_fill(a: tg.PadOp, b: tg.PadOp) -> bool:
@@ -289,7 +288,7 @@ class PadOfPadComposes(RewritePattern):
             (add(ilo, olo), add(ihi, ohi))
             for (ilo, ihi), (olo, ohi) in zip(inner.bounds, op.bounds, strict=True)
         ]
-        new_ops.append(pad_op(inner.source, bounds, op.result.type, op.value))
+        new_ops.append(tg.PadOp(inner.source, bounds, op.result.type, op.value))
         rewriter.replace(op, new_ops)
 
 
