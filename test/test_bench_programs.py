@@ -10,15 +10,14 @@ fails here instead of silently testing something else). C1 is scaled through its
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
+from bench_sources import load_gen_c1  # test/support, on pythonpath
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.passes import PassPipeline
@@ -35,12 +34,6 @@ def parse_text(text: str, name: str) -> ModuleOp:
     return Parser(make_context(), text, name).parse_module()
 
 
-def load_gen_c1() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_c1", PROGRAMS / "gen_c1.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def scaled(text: str, sizes: dict[int, int], literals: dict[str, str] | None = None) -> str:

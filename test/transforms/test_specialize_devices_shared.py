@@ -8,15 +8,14 @@ they apply and where they must not."""
 from __future__ import annotations
 
 import cProfile
-import importlib.util
 import io
 import pstats
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pass_equivalence as E  # test/support, on pythonpath
 import pytest
+from bench_sources import load_gen_c1  # test/support, on pythonpath
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
@@ -34,12 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 RTOL = ATOL = 1e-5
 
 
-def gen_c1() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_c1", ROOT / "bench/programs/gen_c1.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def c1_numpy(x: np.ndarray, iters: int) -> np.ndarray:
@@ -72,7 +65,7 @@ def test_row_local_chain_is_simplified_once_for_all_devices(
     devices: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     iters, size = 4, 12  # rows divisible by 2, 3 and 4 devices
-    text = gen_c1().c1_program(size, iters, devices)
+    text = load_gen_c1().c1_program(size, iters, devices)
     shared = spmd_form(text)
     run = cProfile.Profile()
     run.enable()
@@ -106,7 +99,7 @@ def test_row_local_chain_compiles_and_runs(spmd: bool, tmp_path: Path,
 
     monkeypatch.setenv("XDSL_MULTI_CACHE_DIR", str(tmp_path))
     iters, size = 5, 16
-    text = gen_c1().c1_program(size, iters, 2)
+    text = load_gen_c1().c1_program(size, iters, 2)
     program = xm.compile(text, spmd=spmd)
     x = np.random.default_rng(7).standard_normal((size, size)).astype(np.float32)
     got = program(x)
@@ -117,7 +110,7 @@ def test_row_local_chain_compiles_and_runs(spmd: bool, tmp_path: Path,
 def test_uneven_shards_keep_one_copy_per_device() -> None:
     """Uneven shards (7 rows over 2 devices: 4 and 3) keep d in their windows: each device is
     simplified on its own, as before."""
-    text = gen_c1().c1_program(7, 2, 2)
+    text = load_gen_c1().c1_program(7, 2, 2)
     module = spmd_form(text)
     run = cProfile.Profile()
     run.enable()
