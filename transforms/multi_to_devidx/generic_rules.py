@@ -23,7 +23,7 @@ from xdsl_multi.transforms.multi_to_devidx.lowering_state import (
 
 class ReturnToLocalBuffers(MultiRule[func.ReturnOp]):
     """`func.return` returns each device's local buffer of every result (`local(x)` for a shard
-    value)."""
+    value; for a value that `clean` made, the local buffer it was made from)."""
 
     op_type = func.ReturnOp
 
