@@ -1,5 +1,7 @@
 """SPMD form-kernels' per-device versions (kernel_codegen.emit_plain): versions that are the
-same code share one branch on d (issue 14, BENCH W7's cold first call). Each program is run by
+same code share one branch on d, and versions that are the same loops but for their bounds are
+one loop nest whose bounds are chosen on d (`merge_by_bounds`; issue 14, BENCH W7's cold first
+call). Each program is run by
 the reference interpreter before (multi level) and after (kernel level) and compiled on
 threads, all against numpy.
 """
@@ -70,6 +72,15 @@ def kernel_branches(module: ModuleOp) -> list[int]:
     ]
 
 
+def kernel_loops(module: ModuleOp) -> list[int]:
+    """Per kernel, the scf.for ops directly in its body."""
+    return [
+        sum(isinstance(op, scf.ForOp) for op in k.body.block.ops)
+        for k in module.walk()
+        if isinstance(k, func.FuncOp) and KERNEL_ATTR in k.attributes and k.body.blocks
+    ]
+
+
 def distinct_lengths(n: int, rows: int) -> int:
     """How many different local row counts the devices own (SPEC §1 bounds)."""
     s = -(-rows // n)
@@ -88,15 +99,19 @@ CASES = [  # (devices, rows, cols): full devices and one short; N = 8 with a sho
 def test_uneven_rows_branch_once_per_distinct_version(
     n: int, rows: int, cols: int, reduce: bool
 ) -> None:
-    """W7-like: one branch per distinct local row count, not one per device; the padding
-    rows of the short devices are stored as 0; interpreter before/after and threads equal numpy."""
+    """W7-like: the devices own different row counts (and the short ones pad), yet the kernel
+    has no branch on d: one loop over the rows the device owns and one over its padding
+    rows, with bounds chosen on d (empty where a device has no padding); the padding rows are
+    stored as 0; interpreter before/after and threads equal numpy."""
     text = row_program(n, rows, cols, reduce)
     x = np.random.default_rng(n * rows).standard_normal((rows, cols)).astype(np.float32)
     want = (x * x).sum(axis=1, keepdims=True) if reduce else x * x + x
     kernels = parse_mlir(make_context(), text)
     PassPipeline.parse_spec(get_all_passes(), SPMD).apply(make_context(), kernels)
     kernels.verify()
-    assert kernel_branches(kernels) == [distinct_lengths(n, rows)]
+    assert distinct_lengths(n, rows) > 1  # (the versions do differ)
+    assert kernel_branches(kernels) == [0]
+    assert kernel_loops(kernels) == [2]
     before = run_module(parse_mlir(make_context(), text), [x])
     after = run_module(kernels, [x])
     compiled = parse_mlir(make_context(), text)

@@ -376,6 +376,10 @@ class KernelEmitter:
             else:  # the same code as an earlier version's: that branch takes device k too
                 block.drop_all_references()
                 same[1].append(k)
+        if len(groups) > 1:
+            merged = self.merge_by_bounds(groups)
+            if merged is not None:
+                groups = [(merged, list(range(len(plan.versions))))]
         for block, devices in groups:
             if len(groups) == 1:  # one version for every device: no branch
                 for op in list(block.ops)[:-1]:
@@ -385,6 +389,54 @@ class KernelEmitter:
                 continue
             branch = scf.IfOp(self.value(self.devices_are(devices)), [], Region(block))
             self.top.block.add_op(branch)
+
+    def merge_by_bounds(self, groups: list[tuple[Block, list[int]]]) -> Block | None:
+        """One block for every version when they are the same loops but for their constant
+        bounds (BENCH W7: the devices that own 334 rows and the one that owns 332 and pads 2):
+        the version with the most top-level loops is kept, each other version's loops must be
+        some of its loops in order (the same code inside), and each loop's bounds become a
+        choice on d among the versions' bounds. A loop a version does not have gets the empty
+        range [0, 0) on its devices, so its body is never run there. None when the versions
+        differ otherwise (then each keeps its branch). Halves LLVM's work on W7's kernel."""
+        shapes = [_top_loops(block) for block, _ in groups]
+        if any(loops is None for loops in shapes):
+            return None
+        widest = max(range(len(groups)), key=lambda g: len(shapes[g] or []))
+        keep = shapes[widest]
+        assert keep is not None
+        bounds: list[list[tuple[int, int]]] = []  # per group, per kept loop: (lb, ub)
+        for g, loops in enumerate(shapes):
+            assert loops is not None
+            if g == widest:
+                bounds.append([b for _, b in keep])
+                continue
+            mine: list[tuple[int, int]] = []
+            rest = list(loops)
+            for loop, _ in keep:
+                if rest and _same_loop(rest[0][0], loop):
+                    mine.append(rest.pop(0)[1])
+                else:
+                    mine.append((0, 0))
+            if rest:
+                return None
+            bounds.append(mine)
+        g = self.g
+        for i, (loop, _) in enumerate(keep):
+            chosen: list[SSAValue] = []
+            for side in (0, 1):
+                values = [bounds[k][i][side] for k in range(len(groups))]
+                if len(set(values)) == 1:
+                    chosen.append(loop.operands[side])
+                    continue
+                node = g.index(values[-1])
+                for k in reversed(range(len(groups) - 1)):
+                    node = g.select(self.devices_are(groups[k][1]), g.index(values[k]), node)
+                chosen.append(self.value(node))
+            loop.operands = [*chosen, *loop.operands[2:]]
+        for k, (block, _) in enumerate(groups):
+            if k != widest:
+                block.drop_all_references()
+        return groups[widest][0]
 
     def emit_version(self, version: KernelPlan) -> Block:
         """Version `version`'s loops in a block of their own (the body of its branch)."""
@@ -756,3 +808,82 @@ def _live_span(value: SSAValue) -> tuple[Block, int, int] | None:
     positions = {id(o): k for k, o in enumerate(block.ops)}
     indices = [positions[id(c[depth - 1][1])] for c in chains]
     return block, min(indices), max(indices)
+
+
+def _top_loops(block: Block) -> list[tuple[scf.ForOp, tuple[int, int]]] | None:
+    """A version block's top-level loops and their constant bounds, when the block is only
+    constants and such loops (else None)."""
+    out: list[tuple[scf.ForOp, tuple[int, int]]] = []
+    for op in block.ops:
+        if isinstance(op, scf.ForOp):
+            lb, ub = (_index_constant(v) for v in (op.lb, op.ub))
+            if lb is None or ub is None:
+                return None
+            out.append((op, (lb, ub)))
+        elif not isinstance(op, arith.ConstantOp | scf.YieldOp):
+            return None
+    return out
+
+
+def _index_constant(value: SSAValue) -> int | None:
+    op = value.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def _same_loop(a: scf.ForOp, b: scf.ForOp) -> bool:
+    """Whether loops `a` and `b` (of two version blocks) run the same code but for their
+    bounds: the same step and body, where a value defined outside either loop is the same
+    value or a constant of the same value."""
+    inside: dict[SSAValue, SSAValue] = {}
+    return _same_operands(a.operands[2:], b.operands[2:], inside) and _same_regions(a, b, inside)
+
+
+def _same_operands(
+    xs: Sequence[SSAValue], ys: Sequence[SSAValue], inside: dict[SSAValue, SSAValue]
+) -> bool:
+    if len(xs) != len(ys):
+        return False
+    for x, y in zip(xs, ys, strict=True):
+        if x in inside:
+            if inside[x] is not y:
+                return False
+        elif x is not y:
+            cx, cy = x.owner, y.owner
+            if not (
+                isinstance(cx, arith.ConstantOp)
+                and isinstance(cy, arith.ConstantOp)
+                and cx.value == cy.value
+                and x.type == y.type
+            ):
+                return False
+    return True
+
+
+def _same_regions(a: Operation, b: Operation, inside: dict[SSAValue, SSAValue]) -> bool:
+    if len(a.regions) != len(b.regions):
+        return False
+    for ra, rb in zip(a.regions, b.regions, strict=True):
+        if len(ra.blocks) != len(rb.blocks):
+            return False
+        for ba, bb in zip(ra.blocks, rb.blocks, strict=True):
+            if [t.type for t in ba.args] != [t.type for t in bb.args]:
+                return False
+            inside.update(zip(ba.args, bb.args, strict=True))
+            oa, ob = list(ba.ops), list(bb.ops)
+            if len(oa) != len(ob):
+                return False
+            for x, y in zip(oa, ob, strict=True):
+                if (
+                    x.name != y.name
+                    or x.attributes != y.attributes
+                    or x.properties != y.properties
+                    or x.result_types != y.result_types
+                    or not _same_operands(x.operands, y.operands, inside)
+                ):
+                    return False
+                inside.update(zip(x.results, y.results, strict=True))
+                if not _same_regions(x, y, inside):
+                    return False
+    return True
