@@ -178,6 +178,10 @@ def peak_live_bytes(lifetimes: Sequence[Lifetime]) -> int:
     return peak
 
 
+PAGE_BYTES = 4096
+"""The smallest page size: a store every this many bytes touches every page."""
+
+
 class DeviceMemory:
     """One device's slots, allocated (aligned) the first time a run needs them and kept for
     the next runs, and the array views of buffers into them."""
@@ -186,6 +190,18 @@ class DeviceMemory:
         self.plan = plan
         self._slots: list[np.ndarray | None] = [None] * len(plan.slot_bytes)
         self._views: dict[int, np.ndarray] = {}
+
+    def allocate(self) -> None:
+        """Allocate every slot now and touch each of its pages, so that the first run takes
+        no page faults (each costs the kernel a zeroed page; BENCH W2 and W6 spent more on
+        them in their first run than on the run itself). `Program` does it on a thread of its
+        own while LLVM compiles the kernels."""
+        for slot, nbytes in enumerate(self.plan.slot_bytes):
+            raw = self._slots[slot]
+            if raw is None:
+                raw = aligned_empty((nbytes,), np.uint8)
+                self._slots[slot] = raw
+            raw[::PAGE_BYTES] = 0  # (numpy releases the GIL for the strided store)
 
     @property
     def allocated_bytes(self) -> int:

@@ -159,9 +159,16 @@ class DeviceRunner:
     `start` + `advance` run it in pieces, returning at a receive whose message is not there
     yet, so one thread can run several devices (threads backend)."""
 
-    def __init__(self, schedule: DeviceSchedule, kernels: dict[str, Kernel]) -> None:
+    def __init__(
+        self,
+        schedule: DeviceSchedule,
+        kernels: dict[str, Kernel],
+        memory: DeviceMemory | None = None,
+    ) -> None:
+        """`memory`: the device's memory for `schedule.plan` (default: new, its slots
+        allocated by the first run that needs them)."""
         self.schedule = schedule
-        self.memory = DeviceMemory(schedule.plan)
+        self.memory = memory if memory is not None else DeviceMemory(schedule.plan)
         self.kernels = kernels
 
     @property
@@ -267,12 +274,14 @@ def bind_kernels(schedule: DeviceSchedule, library: KernelLibrary) -> dict[str, 
     return kernels
 
 
-def default_library(module: ModuleOp, devices: Sequence[int] | None = None) -> KernelLibrary:
+def default_library(
+    module: ModuleOp, devices: Sequence[int] | None = None, kernel_cache: object = None
+) -> KernelLibrary:
     """The JIT for an llvm-level module (kernels are `llvm.func`; only those of `devices` if
-    given), else the reference interpreter's kernels (kernel_level.py: slow, but no compiler
-    needed)."""
+    given; `kernel_cache`: a `jit.KernelCache` to use instead of the process's), else the
+    reference interpreter's kernels (kernel_level.py: slow, but no compiler needed)."""
     if is_llvm_level(module):
-        return JitKernels(module, devices)
+        return JitKernels(module, devices, kernel_cache)
     return ReferenceKernels(module)
 
 

@@ -17,6 +17,8 @@ from xdsl.parser import Parser
 
 from xdsl_multi.dialects import make_context
 from xdsl_multi.runtime.buffers import (
+    BufferType,
+    DeviceMemory,
     Lifetime,
     aligned_copy,
     aligned_empty,
@@ -27,7 +29,7 @@ from xdsl_multi.runtime.buffers import (
 from xdsl_multi.runtime.executor import ExecutionError
 from xdsl_multi.runtime.kernels import KernelArg, PythonKernels
 from xdsl_multi.runtime.placement import local_part, placed_local_part
-from xdsl_multi.runtime.program import Program
+from xdsl_multi.runtime.program import Program, allocated_meanwhile
 from xdsl_multi.runtime.schedule import (
     Alloc,
     Call,
@@ -222,6 +224,50 @@ def test_type_mismatch_and_deadlock_are_found_before_running() -> None:
 # ---------------------------------------------------------------------------------------------
 # Running
 # ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_jit_program_has_its_device_memory_before_the_first_run(n: int) -> None:
+    """Program allocates every device's slots while LLVM compiles (`allocated_meanwhile`):
+    before any run each device holds its plan's slots, and the first run takes no new
+    memory and computes the same as later runs."""
+    text = exchange_program(n, 4 * n)
+    x = np.arange(4 * n, dtype=np.float32)
+    y = np.linspace(-1, 1, 4 * n, dtype=np.float32)
+    with Program(llvm_level(text)) as program:
+        planned = [sum(s.plan.slot_bytes) for s in program.schedules]
+        assert program.held_bytes == planned and all(b > 0 for b in planned)
+        for _ in range(2):
+            outputs = program([x, y])
+            assert program.held_bytes == planned
+            for got, want in zip(outputs, exchange_expected(x, y, n), strict=True):
+                np.testing.assert_array_equal(got, want)
+
+
+def test_allocation_failure_on_the_thread_reaches_the_caller() -> None:
+    class Failing:
+        def allocate(self) -> None:
+            raise MemoryError("no room for slot 0")
+
+    ran = []
+    with (
+        pytest.raises(MemoryError, match="no room for slot 0"),
+        allocated_meanwhile([Failing()]),  # type: ignore[list-item]
+    ):
+        ran.append(True)
+    assert ran == [True]  # the body ran to its end first
+
+
+def test_allocate_touches_every_slot_once() -> None:
+    plan = plan_memory([Lifetime(0, 10_000, 0, 1), Lifetime(1, 64, 1, 2)])
+    memory = DeviceMemory(plan)
+    memory.allocate()
+    assert memory.allocated_bytes == sum(plan.slot_bytes)
+    view = memory.view(0, BufferType((2500,), np.dtype(np.float32)))
+    view[:] = 7
+    memory.allocate()  # (again: the same slots, their contents kept)
+    assert memory.view(0, BufferType((2500,), np.dtype(np.float32))) is view
+    assert (view == 7).all()
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
