@@ -22,6 +22,7 @@ kernel call never share memory.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -181,6 +182,11 @@ def peak_live_bytes(lifetimes: Sequence[Lifetime]) -> int:
 PAGE_BYTES = 4096
 """The smallest page size: a store every this many bytes touches every page."""
 
+TOUCH_CHUNK = 4 << 20
+"""`DeviceMemory.allocate` touches this many bytes between looks at its stop flag: 1024
+pages, so that numpy's strided store releases the GIL (it does from 500 items; with 1 MiB
+chunks the touching thread held it and a Python loop beside it ran 2.5x slower)."""
+
 
 class DeviceMemory:
     """One device's slots, allocated (aligned) the first time a run needs them and kept for
@@ -191,17 +197,23 @@ class DeviceMemory:
         self._slots: list[np.ndarray | None] = [None] * len(plan.slot_bytes)
         self._views: dict[int, np.ndarray] = {}
 
-    def allocate(self) -> None:
+    def allocate(self, stop: threading.Event | None = None) -> bool:
         """Allocate every slot now and touch each of its pages, so that the first run takes
-        no page faults (each costs the kernel a zeroed page; BENCH W2 and W6 spent more on
-        them in their first run than on the run itself). `Program` does it on a thread of its
-        own while LLVM compiles the kernels."""
+        no page faults there (each costs the kernel a zeroed page; BENCH W2 and W6 spent
+        more on them in their first run than on the run itself). Stops early, between
+        chunks of `TOUCH_CHUNK` bytes, once `stop` is set: what is left faults in the first
+        run as before. Returns whether it got through. `Program` does it on a thread of its
+        own while LLVM compiles the kernels (`allocated_meanwhile`)."""
         for slot, nbytes in enumerate(self.plan.slot_bytes):
             raw = self._slots[slot]
             if raw is None:
                 raw = aligned_empty((nbytes,), np.uint8)
                 self._slots[slot] = raw
-            raw[::PAGE_BYTES] = 0  # (numpy releases the GIL for the strided store)
+            for start in range(0, nbytes, TOUCH_CHUNK):
+                if stop is not None and stop.is_set():
+                    return False
+                raw[start : start + TOUCH_CHUNK : PAGE_BYTES] = 0
+        return True
 
     @property
     def allocated_bytes(self) -> int:

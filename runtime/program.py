@@ -63,14 +63,20 @@ class ProgramPlan:
 
 @contextmanager
 def allocated_meanwhile(memories: Sequence[DeviceMemory]) -> Iterator[None]:
-    """Allocate every slot of `memories` (`DeviceMemory.allocate`) on a thread of its own
-    while the body runs; on leaving, wait for it and raise what it raised."""
+    """Allocate the slots of `memories` (`DeviceMemory.allocate`) on a thread of its own while
+    the body runs (LLVM compiling the kernels, without the GIL), and no longer: on leaving,
+    the thread stops after its current chunk, and what it did not reach is allocated by the
+    first run as before (so a program whose memory takes longer to touch than its kernels to
+    compile, W6 at N = 8 from a warm cache, waits for nothing). An error on the thread is
+    raised here."""
     failed: list[BaseException] = []
+    stop = threading.Event()
 
     def allocate() -> None:
         try:
             for memory in memories:
-                memory.allocate()
+                if not memory.allocate(stop):
+                    return
         except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
             failed.append(e)
 
@@ -79,6 +85,7 @@ def allocated_meanwhile(memories: Sequence[DeviceMemory]) -> Iterator[None]:
     try:
         yield
     finally:
+        stop.set()
         worker.join()
     if failed:
         raise failed[0]
