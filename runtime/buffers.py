@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -202,8 +203,8 @@ class DeviceMemory:
         no page faults there (each costs the kernel a zeroed page; BENCH W2 and W6 spent
         more on them in their first run than on the run itself). Stops early, between
         chunks of `TOUCH_CHUNK` bytes, once `stop` is set: what is left faults in the first
-        run as before. Returns whether it got through. `Program` does it on a thread of its
-        own while LLVM compiles the kernels (`allocated_meanwhile`)."""
+        run as before. Returns whether it got through. `executor.build_runners` does it on
+        a thread of its own while LLVM compiles the kernels (`allocated_meanwhile`)."""
         for slot, nbytes in enumerate(self.plan.slot_bytes):
             raw = self._slots[slot]
             if raw is None:
@@ -233,3 +234,33 @@ class DeviceMemory:
         view = np.ndarray(btype.shape, btype.dtype, buffer=raw)
         self._views[buffer] = view
         return view
+
+
+@contextmanager
+def allocated_meanwhile(memories: Sequence[DeviceMemory]) -> Iterator[None]:
+    """Allocate the slots of `memories` (`DeviceMemory.allocate`) on a thread of its own while
+    the body runs (LLVM compiling the kernels, without the GIL), and no longer: on leaving,
+    the thread stops after its current chunk, and what it did not reach is allocated by the
+    first run as before (so a program whose memory takes longer to touch than its kernels to
+    compile, W6 at N = 8 from a warm cache, waits for nothing). An error on the thread is
+    raised here."""
+    failed: list[BaseException] = []
+    stop = threading.Event()
+
+    def allocate() -> None:
+        try:
+            for memory in memories:
+                if not memory.allocate(stop):
+                    return
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            failed.append(e)
+
+    worker = threading.Thread(target=allocate, name="xdsl-multi-allocate", daemon=True)
+    worker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        worker.join()
+    if failed:
+        raise failed[0]

@@ -30,7 +30,7 @@ The other devices stop at their next step or receive.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 
 from xdsl_multi.dialects.multi import placement_of, program_devices
 from xdsl_multi.levels import is_llvm_level
-from xdsl_multi.runtime.buffers import DeviceMemory, aligned_copy
+from xdsl_multi.runtime.buffers import DeviceMemory, aligned_copy, allocated_meanwhile
 from xdsl_multi.runtime.interpreter.device_runs import (
     argument_names,
     logical_signature,
@@ -401,10 +401,45 @@ def compile_runners(
     entry: str = "main",
 ) -> tuple[ProgramInfo, list[DeviceSchedule], dict[int, DeviceRunner]]:
     """Schedules of every device and runners (with kernels) for `devices` (default all)."""
+    info, schedules, _, runners = compile_program(module, backend, library, devices, entry)
+    return info, schedules, runners
+
+
+def compile_program(
+    module: ModuleOp,
+    backend: Backend,
+    library: KernelLibrary | None,
+    devices: Sequence[int] | None = None,
+    entry: str = "main",
+    kernel_cache: object = None,
+) -> tuple[ProgramInfo, list[DeviceSchedule], KernelLibrary, dict[int, DeviceRunner]]:
+    """`compile_runners`, with the kernel library it used (`library`, or the default one,
+    compiled through `kernel_cache` when given). The schedules and memory plans come first,
+    so that the devices' memory is allocated while the kernels compile (`build_runners`)."""
     info = ProgramInfo.of(module, entry)
     schedules = compile_schedules(module, backend, entry)
     info.check_schedules(schedules)
     wanted = range(len(schedules)) if devices is None else devices
-    library = library or default_library(module, devices)
-    runners = {d: DeviceRunner(schedules[d], bind_kernels(schedules[d], library)) for d in wanted}
-    return info, schedules, runners
+    used, runners = build_runners(
+        schedules, wanted, lambda: library or default_library(module, devices, kernel_cache)
+    )
+    return info, schedules, used, runners
+
+
+def build_runners(
+    schedules: Sequence[DeviceSchedule],
+    wanted: Iterable[int],
+    make_library: Callable[[], KernelLibrary],
+) -> tuple[KernelLibrary, dict[int, DeviceRunner]]:
+    """The runners of the `wanted` devices, with the kernels `make_library()` gives; each
+    device's memory is allocated (its pages touched) on a thread while it runs
+    (`allocated_meanwhile`: LLVM compiles without the GIL), so the first run takes no page
+    faults there (BENCH W2, W6: they cost the first run more than the run itself)."""
+    memories = {d: DeviceMemory(schedules[d].plan) for d in wanted}
+    with allocated_meanwhile(list(memories.values())):
+        library = make_library()
+    runners = {
+        d: DeviceRunner(schedules[d], bind_kernels(schedules[d], library), memory)
+        for d, memory in memories.items()
+    }
+    return library, runners

@@ -11,9 +11,7 @@ with Program(kernel_level_module) as program:      # compile once (schedules, pl
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Self
 
@@ -21,17 +19,14 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from xdsl_multi.runtime.backends.threads import ThreadsBackend
-from xdsl_multi.runtime.buffers import DeviceMemory
 from xdsl_multi.runtime.executor import (
     DEFAULT_RECV_TIMEOUT,
     DeviceRunner,
     LocalValue,
     Placed,
     ProgramInfo,
-    bind_kernels,
-    compile_runners,
-    compile_schedules,
-    default_library,
+    build_runners,
+    compile_program,
 )
 from xdsl_multi.runtime.kernels import JitKernels, KernelLibrary
 from xdsl_multi.runtime.schedule import DeviceSchedule
@@ -61,36 +56,6 @@ class ProgramPlan:
         return len(self.schedules)
 
 
-@contextmanager
-def allocated_meanwhile(memories: Sequence[DeviceMemory]) -> Iterator[None]:
-    """Allocate the slots of `memories` (`DeviceMemory.allocate`) on a thread of its own while
-    the body runs (LLVM compiling the kernels, without the GIL), and no longer: on leaving,
-    the thread stops after its current chunk, and what it did not reach is allocated by the
-    first run as before (so a program whose memory takes longer to touch than its kernels to
-    compile, W6 at N = 8 from a warm cache, waits for nothing). An error on the thread is
-    raised here."""
-    failed: list[BaseException] = []
-    stop = threading.Event()
-
-    def allocate() -> None:
-        try:
-            for memory in memories:
-                if not memory.allocate(stop):
-                    return
-        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
-            failed.append(e)
-
-    worker = threading.Thread(target=allocate, name="xdsl-multi-allocate", daemon=True)
-    worker.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        worker.join()
-    if failed:
-        raise failed[0]
-
-
 class Program:
     """A kernel-level program compiled for the threads backend; call it many times."""
 
@@ -106,29 +71,10 @@ class Program:
     ) -> None:
         """`kernels`: the kernels to run (default: the JIT's, compiled now, through
         `kernel_cache`, a `jit.KernelCache`, when given)."""
-        if kernels is not None:
-            self.info, self.schedules, runners = compile_runners(
-                module, "threads", kernels, None, entry
-            )
-            self._library = kernels
-            self._start([runners[d] for d in range(len(self.schedules))], recv_timeout, pin_threads)
-            return
-        # The JIT's kernels: the schedules and memory plans first, then every device's memory
-        # is allocated (and its pages touched) on a thread while LLVM compiles the kernels
-        # (LLVM runs without the GIL), so the first run takes no page faults (BENCH W2, W6:
-        # they cost the first run more than the run itself).
-        self.info = ProgramInfo.of(module, entry)
-        self.schedules = compile_schedules(module, "threads", entry)
-        self.info.check_schedules(self.schedules)
-        memories = [DeviceMemory(s.plan) for s in self.schedules]
-        with allocated_meanwhile(memories):
-            library = default_library(module, kernel_cache=kernel_cache)
-        self._library = library
-        runners = [
-            DeviceRunner(s, bind_kernels(s, library), m)
-            for s, m in zip(self.schedules, memories, strict=True)
-        ]
-        self._start(runners, recv_timeout, pin_threads)
+        self.info, self.schedules, self._library, runners = compile_program(
+            module, "threads", kernels, None, entry, kernel_cache
+        )
+        self._start([runners[d] for d in range(len(self.schedules))], recv_timeout, pin_threads)
 
     @classmethod
     def from_plan(
@@ -141,19 +87,16 @@ class Program:
     ) -> Program:
         """The program `plan` describes (`plan()` of a Program built from a module), its
         kernels from the JIT (`kernel_cache`: a `jit.KernelCache` to share)."""
-        memories = [DeviceMemory(s.plan) for s in plan.schedules]
-        with allocated_meanwhile(memories):
-            library = JitKernels.from_llvm_ir(
-                plan.kernel_symbols, plan.llvm_ir, plan.only, kernel_cache
-            )
         program = cls.__new__(cls)
         program.info, program.schedules = plan.info, list(plan.schedules)
-        program._library = library
-        runners = [
-            DeviceRunner(s, bind_kernels(s, library), m)
-            for s, m in zip(program.schedules, memories, strict=True)
-        ]
-        program._start(runners, recv_timeout, pin_threads)
+        program._library, runners = build_runners(
+            program.schedules,
+            range(len(program.schedules)),
+            lambda: JitKernels.from_llvm_ir(
+                plan.kernel_symbols, plan.llvm_ir, plan.only, kernel_cache
+            ),
+        )
+        program._start([runners[d] for d in range(plan.num_devices)], recv_timeout, pin_threads)
         return program
 
     def _start(

@@ -22,6 +22,7 @@ from xdsl_multi.runtime.buffers import (
     Lifetime,
     aligned_copy,
     aligned_empty,
+    allocated_meanwhile,
     is_aligned,
     peak_live_bytes,
     plan_memory,
@@ -29,7 +30,7 @@ from xdsl_multi.runtime.buffers import (
 from xdsl_multi.runtime.executor import ExecutionError
 from xdsl_multi.runtime.kernels import KernelArg, PythonKernels
 from xdsl_multi.runtime.placement import local_part, placed_local_part
-from xdsl_multi.runtime.program import Program, allocated_meanwhile
+from xdsl_multi.runtime.program import Program
 from xdsl_multi.runtime.schedule import (
     Alloc,
     Call,

@@ -45,7 +45,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.utils.fast_math import FastMathFlag
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, IRNode, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
@@ -63,6 +63,7 @@ from xdsl_multi.transforms.form_kernels.scalar_graph import (
     zero_of,
 )
 from xdsl_multi.transforms.form_kernels.vector_tile import VectorTile, vector_lanes
+from xdsl_multi.transforms.value_facts import int_constant
 
 MAX_CONSTANT_ELEMENTS = 65536
 """Largest non-splat constant a kernel writes out (element by element)."""
@@ -816,7 +817,7 @@ def _top_loops(block: Block) -> list[tuple[scf.ForOp, tuple[int, int]]] | None:
     out: list[tuple[scf.ForOp, tuple[int, int]]] = []
     for op in block.ops:
         if isinstance(op, scf.ForOp):
-            lb, ub = (_index_constant(v) for v in (op.lb, op.ub))
+            lb, ub = int_constant(op.lb), int_constant(op.ub)
             if lb is None or ub is None:
                 return None
             out.append((op, (lb, ub)))
@@ -825,65 +826,24 @@ def _top_loops(block: Block) -> list[tuple[scf.ForOp, tuple[int, int]]] | None:
     return out
 
 
-def _index_constant(value: SSAValue) -> int | None:
-    op = value.owner
-    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-        return op.value.value.data
-    return None
-
-
 def _same_loop(a: scf.ForOp, b: scf.ForOp) -> bool:
-    """Whether loops `a` and `b` (of two version blocks) run the same code but for their
-    bounds: the same step and body, where a value defined outside either loop is the same
-    value or a constant of the same value."""
-    inside: dict[SSAValue, SSAValue] = {}
-    return _same_operands(a.operands[2:], b.operands[2:], inside) and _same_regions(a, b, inside)
-
-
-def _same_operands(
-    xs: Sequence[SSAValue], ys: Sequence[SSAValue], inside: dict[SSAValue, SSAValue]
-) -> bool:
-    if len(xs) != len(ys):
+    """Whether loops `a` and `b` (top-level loops of two version blocks) run the same code but
+    for their bounds: xDSL's structural equivalence of their step, iter_args and body, with
+    the constants of `a`'s block taken as those of `b`'s block of the same value."""
+    theirs = {
+        (op.value, op.result.type): op.result
+        for op in b.parent_block().ops  # type: ignore[union-attr]
+        if isinstance(op, arith.ConstantOp)
+    }
+    context: dict[IRNode | SSAValue, IRNode | SSAValue] = {}
+    for op in a.parent_block().ops:  # type: ignore[union-attr]
+        if isinstance(op, arith.ConstantOp):
+            match = theirs.get((op.value, op.result.type))
+            if match is not None:
+                context[op.result] = match
+    if len(a.operands) != len(b.operands):
         return False
-    for x, y in zip(xs, ys, strict=True):
-        if x in inside:
-            if inside[x] is not y:
-                return False
-        elif x is not y:
-            cx, cy = x.owner, y.owner
-            if not (
-                isinstance(cx, arith.ConstantOp)
-                and isinstance(cy, arith.ConstantOp)
-                and cx.value == cy.value
-                and x.type == y.type
-            ):
-                return False
-    return True
-
-
-def _same_regions(a: Operation, b: Operation, inside: dict[SSAValue, SSAValue]) -> bool:
-    if len(a.regions) != len(b.regions):
+    step_and_inits = zip(a.operands[2:], b.operands[2:], strict=True)
+    if any(context.get(x, x) is not y for x, y in step_and_inits):
         return False
-    for ra, rb in zip(a.regions, b.regions, strict=True):
-        if len(ra.blocks) != len(rb.blocks):
-            return False
-        for ba, bb in zip(ra.blocks, rb.blocks, strict=True):
-            if [t.type for t in ba.args] != [t.type for t in bb.args]:
-                return False
-            inside.update(zip(ba.args, bb.args, strict=True))
-            oa, ob = list(ba.ops), list(bb.ops)
-            if len(oa) != len(ob):
-                return False
-            for x, y in zip(oa, ob, strict=True):
-                if (
-                    x.name != y.name
-                    or x.attributes != y.attributes
-                    or x.properties != y.properties
-                    or x.result_types != y.result_types
-                    or not _same_operands(x.operands, y.operands, inside)
-                ):
-                    return False
-                inside.update(zip(x.results, y.results, strict=True))
-                if not _same_regions(x, y, inside):
-                    return False
-    return True
+    return a.body.is_structurally_equivalent(b.body, context)
