@@ -54,6 +54,7 @@ from xdsl_multi.dialects.multi import KERNEL_ATTR, WRITES_ATTR, ReduceKind
 from xdsl_multi.transforms.form_kernels import index_maps as im
 from xdsl_multi.transforms.form_kernels.index_maps import Ix, Var
 from xdsl_multi.transforms.form_kernels.kernel_analysis import KernelPlan
+from xdsl_multi.transforms.form_kernels.loop_rolling import roll_repeated_loops
 from xdsl_multi.transforms.form_kernels.panels import packable, panel_candidates, shifted_loads
 from xdsl_multi.transforms.form_kernels.scalar_graph import (
     FillInfo,
@@ -752,6 +753,7 @@ def build_kernel(plan: KernelPlan, name: str) -> func.FuncOp:
         emitter.var_at[plan.graph.device_var] = (emitter.top, body.args[-1])
     emitter.emit()
     share_scratch_rows(body)
+    roll_repeated_loops(body)
     if takes_device and not body.args[-1].uses:  # d cancelled out (the common case)
         body.erase_arg(body.args[-1])
         arg_types.pop()
