@@ -38,7 +38,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import IsTerminator
 
-MIN_REPEATS = 4
+MIN_REPEATS = 3
 """The fewest units a run is rolled from."""
 
 MAX_PERIOD = 32
