@@ -218,8 +218,10 @@ def _operand_classes(
             if len(ra.blocks) != len(rb.blocks):
                 return None
             for ba, bb in zip(ra.blocks, rb.blocks, strict=True):
-                if [t.type for t in ba.args] != [t.type for t in bb.args]:
-                    return None
+                if len(ba.ops) != len(bb.ops) or [t.type for t in ba.args] != [
+                    t.type for t in bb.args
+                ]:
+                    return None  # (with the walks' lengths and names: the same tree)
                 mapped.update(zip(ba.args, bb.args, strict=True))
         mapped.update(zip(a.results, b.results, strict=True))
     return classes
