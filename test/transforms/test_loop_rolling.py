@@ -50,6 +50,16 @@ def loops(op: func.FuncOp | ModuleOp) -> list[scf.ForOp]:
     return [o for o in op.walk() if isinstance(o, scf.ForOp)]
 
 
+def top_loops(module: ModuleOp) -> list[scf.ForOp]:
+    """The loops of the one kernel's body, not those nested in them."""
+    (kernel,) = kernels(module)
+    return [op for op in kernel.body.block.ops if isinstance(op, scf.ForOp)]
+
+
+def trips(loop: scf.ForOp) -> int:
+    return loop.ub.owner.value.value.data  # type: ignore[union-attr]
+
+
 def unit(k: int, *, scale: str = "%half", read: str = "%s", alloca: bool = False) -> str:
     """One repetition: t_k = sum(s := s * scale + m_{k-1}); m_k = t_k / 8 (scratch `read`
     updated in place)."""
@@ -129,13 +139,11 @@ def test_a_run_becomes_one_loop_that_carries_its_value(tmp_path, monkeypatch) ->
     text = kernel_program([unit(k) for k in range(1, reps + 1)], f"%m{reps}")
     rolled, module = rolled_and_checked(text, tmp_path, monkeypatch)
     assert rolled == 1
-    (kernel,) = kernels(module)
-    top = [op for op in kernel.body.block.ops if isinstance(op, scf.ForOp)]
+    top = top_loops(module)
     assert len(top) == 3  # copy, the rolled run, output
     run = top[1]
-    assert len(run.iter_args) == 1 and len(run.results) == 1
-    assert run.ub.owner.value.value.data == reps  # type: ignore[union-attr]
-    assert len(loops(kernel)) == 4  # (was reps + 2)
+    assert len(run.iter_args) == 1 and len(run.results) == 1 and trips(run) == reps
+    assert len(loops(module)) == 4  # (was reps + 2)
 
 
 def test_the_last_unit_stays_after_the_loop_when_its_other_results_are_used(
@@ -146,10 +154,8 @@ def test_the_last_unit_stays_after_the_loop_when_its_other_results_are_used(
     text = kernel_program([unit(k) for k in range(1, reps + 1)], f"%t{reps}")
     rolled, module = rolled_and_checked(text, tmp_path, monkeypatch)
     assert rolled == 1
-    (kernel,) = kernels(module)
-    top = [op for op in kernel.body.block.ops if isinstance(op, scf.ForOp)]
-    assert len(top) == 4  # copy, the rolled run (5 units), unit 6, output
-    assert top[1].ub.owner.value.value.data == reps - 1  # type: ignore[union-attr]
+    top = top_loops(module)
+    assert len(top) == 4 and trips(top[1]) == reps - 1  # copy, 5 units rolled, unit 6, output
 
 
 @pytest.mark.parametrize(
@@ -191,9 +197,7 @@ def test_values_used_after_the_run_come_from_the_right_repetition(tmp_path, monk
     units[-1] += "\n      %late = arith.addf %t2, %t5 : f32"
     rolled, module = rolled_and_checked(kernel_program(units, "%late"), tmp_path, monkeypatch)
     assert rolled == 1
-    (kernel,) = kernels(module)
-    top = [op for op in kernel.body.block.ops if isinstance(op, scf.ForOp)]
-    assert len(top) == 6  # copy, units 1-2, the rolled run, unit 6, output
+    assert len(top_loops(module)) == 6  # copy, units 1-2, the rolled run, unit 6, output
 
 
 def test_nested_runs_roll_inside_out(tmp_path, monkeypatch) -> None:
@@ -255,7 +259,7 @@ def test_bench_c1_chain_rolls(spmd: bool, tmp_path, monkeypatch) -> None:
     kernel = kernels(module)[0]
     assert len(loops(kernel)) == 1 + 6 + 2
     runs = [op for op in loops(kernel) if any(isinstance(o, scf.ForOp) for o in op.body.ops)]
-    assert [r.ub.owner.value.value.data for r in runs[1:]] == [23]  # type: ignore[union-attr]
+    assert [trips(r) for r in runs[1:]] == [23]
     x = np.random.default_rng(3).uniform(-1, 1, size=(8, 8)).astype(np.float32)
     want = run_module(parse(text), [x])[0]
     np.testing.assert_allclose(run_module(module, [x])[0], want, rtol=1e-5, atol=1e-5)
