@@ -393,18 +393,6 @@ class ProgramInfo:
         return outputs
 
 
-def compile_runners(
-    module: ModuleOp,
-    backend: Backend,
-    library: KernelLibrary | None,
-    devices: Sequence[int] | None = None,
-    entry: str = "main",
-) -> tuple[ProgramInfo, list[DeviceSchedule], dict[int, DeviceRunner]]:
-    """Schedules of every device and runners (with kernels) for `devices` (default all)."""
-    info, schedules, _, runners = compile_program(module, backend, library, devices, entry)
-    return info, schedules, runners
-
-
 def compile_program(
     module: ModuleOp,
     backend: Backend,
@@ -413,9 +401,10 @@ def compile_program(
     entry: str = "main",
     kernel_cache: object = None,
 ) -> tuple[ProgramInfo, list[DeviceSchedule], KernelLibrary, dict[int, DeviceRunner]]:
-    """`compile_runners`, with the kernel library it used (`library`, or the default one,
-    compiled through `kernel_cache` when given). The schedules and memory plans come first,
-    so that the devices' memory is allocated while the kernels compile (`build_runners`)."""
+    """Schedules of every device, the kernel library used (`library`, or the default one,
+    compiled through `kernel_cache` when given) and runners (with kernels) for `devices`
+    (default all). The schedules and memory plans come first, so that the devices' memory is
+    allocated while the kernels compile (`build_runners`)."""
     info = ProgramInfo.of(module, entry)
     schedules = compile_schedules(module, backend, entry)
     info.check_schedules(schedules)

@@ -36,7 +36,7 @@ from xdsl_multi.runtime.executor import (
     ExecutionError,
     LocalValue,
     Placed,
-    compile_runners,
+    compile_program,
 )
 from xdsl_multi.runtime.interpreter.schedulers import rows_from_owners
 from xdsl_multi.runtime.kernels import KernelLibrary
@@ -365,7 +365,7 @@ class MpiProgram:
                 f"the program runs on {n} devices, but there are {self.size} MPI ranks "
                 f"(run it with mpiexec -n {n})"
             )
-        self.info, self.schedules, runners = compile_runners(
+        self.info, self.schedules, _, runners = compile_program(
             module, "mpi", kernels, [self.rank], entry
         )
         tag_ub = self.comm.Get_attr(MPI.TAG_UB)

@@ -14,9 +14,11 @@ import random
 
 import numpy as np
 import pytest
+from bench_sources import load_gen_c1  # test/support, on pythonpath
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
+from xdsl.passes import PassPipeline
 
 import xdsl_multi as xm
 from xdsl_multi.dialects import make_context
@@ -225,20 +227,11 @@ def test_nested_runs_roll_inside_out(tmp_path, monkeypatch) -> None:
 
 
 def c1(iters: int, devices: int = 2, size: int = 8) -> str:
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "bench" / "programs" / "gen_c1.py"
-    spec = importlib.util.spec_from_file_location("gen_c1_for_rolling", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.c1_program(size, iters, devices)
+    return load_gen_c1().c1_program(size, iters, devices)
 
 
 def lowered(text: str, spmd: bool) -> ModuleOp:
-    from xdsl.passes import PassPipeline
-
+    """`text` at the kernel level (after form-kernels), in either mode."""
     pipeline = (
         "multi-to-devidx,devidx-simplify,form-kernels{spmd=true}"
         if spmd

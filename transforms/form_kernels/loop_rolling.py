@@ -44,6 +44,9 @@ MIN_REPEATS = 3
 MAX_PERIOD = 32
 """The most top-level ops one unit holds."""
 
+_Site = tuple[int, int, SSAValue, int | None]
+"""An operand unit 0 takes from outside itself (`_outside_operands`)."""
+
 
 @dataclass(frozen=True)
 class _Run:
@@ -126,7 +129,7 @@ def _checked_run(ops: list[Operation], i: int, period: int, count: int) -> _Run 
     walked = list(_walk(first))
     if not any(op.regions for op in first) or any(isinstance(op, memref.AllocaOp) for op in walked):
         return None
-    classes: list[object] | None = None
+    sites: list[_Site] | None = None
     matched = 1
     for r in range(1, count):
         unit = ops[i + r * period : i + (r + 1) * period]
@@ -134,25 +137,17 @@ def _checked_run(ops: list[Operation], i: int, period: int, count: int) -> _Run 
         positions = {
             res: k * 2**16 + j for k, op in enumerate(before) for j, res in enumerate(op.results)
         }
-        found = _operand_classes(walked, list(_walk(unit)), positions)
-        if found is None or (classes is not None and found != classes):
+        found = _outside_operands(walked, list(_walk(unit)), positions)
+        if found is None or (sites is not None and found != sites):
             break
-        classes = found
+        sites = found
         matched += 1
-    if classes is None:
+    if sites is None:
         return None
-    # the outside operands of unit 0, site by site, as _operand_classes enumerates them
-    inside = _defined_in(walked)
-    outside = [
-        (w, k, value)
-        for w, op in enumerate(walked)
-        for k, value in enumerate(op.operands)
-        if value not in inside
-    ]
-    carried = tuple((w, k, s) for (w, k, _), s in zip(outside, classes, strict=True) if s is not None)
+    carried = tuple((w, k, s) for w, k, _, s in sites if s is not None)
     slots: list[int] = []
     inits: dict[int, SSAValue] = {}
-    for (w, k, value), s in zip(outside, classes, strict=True):
+    for _, _, value, s in sites:
         if s is None:
             continue
         if s in inits and inits[s] is not value:
@@ -170,29 +165,19 @@ def _checked_run(ops: list[Operation], i: int, period: int, count: int) -> _Run 
     return None
 
 
-def _defined_in(walked: Sequence[Operation]) -> set[SSAValue]:
-    inside: set[SSAValue] = set()
-    for op in walked:
-        inside.update(op.results)
-        for region in op.regions:
-            for block in region.blocks:
-                inside.update(block.args)
-    return inside
-
-
-def _operand_classes(
+def _outside_operands(
     a_ops: list[Operation], b_ops: list[Operation], before: dict[SSAValue, int]
-) -> list[object] | None:
-    """Whether unit b is unit a's code (op by op the same names, attributes, properties,
-    result types and block argument types, the values a defines used where b uses its own):
-    for each operand a takes from outside itself, None if b takes the same value, else the
-    position in `before` (the unit before b) of the result b takes; None when b is not a's
-    code or takes something else."""
+) -> list[_Site] | None:
+    """When unit b is unit a's code (op by op the same names, attributes, properties, result
+    types and block argument types, the values a defines used where b uses its own), each
+    operand a takes from outside itself, in walk order: (op in a's walk, operand, a's value,
+    None if b takes the same value, else the position in `before`, the unit before b, of the
+    result b takes). None when b is not a's code or takes something else."""
     if len(a_ops) != len(b_ops):
         return None
     mapped: dict[SSAValue, SSAValue] = {}
-    classes: list[object] = []
-    for a, b in zip(a_ops, b_ops, strict=True):
+    sites: list[_Site] = []
+    for w, (a, b) in enumerate(zip(a_ops, b_ops, strict=True)):
         if (
             a.name != b.name
             or a.result_types != b.result_types
@@ -204,14 +189,14 @@ def _operand_classes(
             or len(a.regions) != len(b.regions)
         ):
             return None
-        for x, y in zip(a.operands, b.operands, strict=True):
+        for k, (x, y) in enumerate(zip(a.operands, b.operands, strict=True)):
             if x in mapped:
                 if mapped[x] is not y:
                     return None
             elif x is y:
-                classes.append(None)
+                sites.append((w, k, x, None))
             elif y in before:
-                classes.append(before[y])
+                sites.append((w, k, x, before[y]))
             else:
                 return None
         for ra, rb in zip(a.regions, b.regions, strict=True):
@@ -224,7 +209,7 @@ def _operand_classes(
                     return None  # (with the walks' lengths and names: the same tree)
                 mapped.update(zip(ba.args, bb.args, strict=True))
         mapped.update(zip(a.results, b.results, strict=True))
-    return classes
+    return sites
 
 
 def _result_at(unit: Sequence[Operation], position: int) -> SSAValue:
