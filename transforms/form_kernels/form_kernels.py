@@ -49,7 +49,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, memref
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
@@ -75,6 +75,7 @@ from xdsl_multi.dialects.multi import (
     listed_devices,
     placement_of,
 )
+from xdsl_multi.transforms.form_kernels.bounds_versions import merge_device_kernels
 from xdsl_multi.transforms.form_kernels.device_scalars import DeviceScalars
 from xdsl_multi.transforms.form_kernels.kernel_analysis import Fusion, TilePolicy, analyze
 from xdsl_multi.transforms.form_kernels.kernel_codegen import build_kernel, memref_type
@@ -478,11 +479,15 @@ class FormKernels(ModulePass):
         if not devices:
             form_module_kernels(op, policy, splats)
             return
-        for group in _alike_devices(op, devices):
-            first = group[0]
-            form_module_kernels(first, policy, splats)
+        groups = _alike_devices(op, devices)
+        for group in groups:
+            form_module_kernels(group[0], policy, splats)
+        shared = share_kernels_across_devices(groups, len(listed_devices(op) or devices))
+        for group, taking_d in zip(groups, shared, strict=True):
             for m in group[1:]:  # the same input: the same kernels and schedule (a copy)
-                _replace_body(m, first)
+                _replace_body(m, group[0])
+            for m in group:
+                _pass_device_number(m, taking_d)
 
 
 def _same_device_code(a: ModuleOp, b: ModuleOp) -> bool:
@@ -529,6 +534,91 @@ def _alike_devices(top: ModuleOp, devices: list[ModuleOp]) -> list[list[ModuleOp
         else:
             groups.append((unheld, [m]))
     return [group for _, group in groups]
+
+
+def share_kernels_across_devices(
+    groups: list[list[ModuleOp]], num_devices: int
+) -> list[set[str]]:
+    """Specialized mode: device modules formed differently (`_alike_devices`' groups, each
+    formed in its first member) whose host schedules are the same, and whose kernels of one
+    name differ only in their loops' constant bounds (an uneven shard: BENCH W7's 334-row
+    devices and the 332-row one that pads 2 rows), get ONE kernel of that name taking d as a
+    last `index` argument (bounds_versions.py `merge_device_kernels`). Returns, per group,
+    the names of its kernels that now take d: its devices' schedules must pass their number
+    to them (`_pass_device_number`).
+    The devices then hold the same kernel, which convert-to-llvm lowers and the JIT compiles
+    once (W7: two kernels -> one, a third less LLVM time in its first call). Kernels the
+    groups already share, or that differ otherwise, stay as they are."""
+    classes: list[tuple[func.FuncOp, list[int]]] = []  # groups by host schedule
+    for k, group in enumerate(groups):
+        main = SymbolTable.lookup_symbol(group[0], "main")
+        if not isinstance(main, func.FuncOp):
+            continue
+        for schedule, members in classes:
+            if schedule.body.is_structurally_equivalent(main.body):
+                members.append(k)
+                break
+        else:
+            classes.append((main, [k]))
+    shared: list[set[str]] = [set() for _ in groups]
+    for schedule, members in classes:
+        if len(members) > 1:
+            names = _merge_kernels(schedule, [groups[k] for k in members], num_devices)
+            for k in members:
+                shared[k] = names
+    return shared
+
+
+def _merge_kernels(
+    schedule: func.FuncOp, groups: list[list[ModuleOp]], num_devices: int
+) -> set[str]:
+    """`share_kernels_across_devices` for groups whose host schedule is `schedule`'s."""
+    merged_names: set[str] = set()
+    firsts = [group[0] for group in groups]
+    device_lists = [[_device_number(m) for m in group] for group in groups]
+    names = dict.fromkeys(
+        op.callee.string_value() for op in schedule.body.ops if isinstance(op, func.CallOp)
+    )
+    for name in names:
+        versions = [SymbolTable.lookup_symbol(m, name) for m in firsts]
+        kernels = [v for v in versions if isinstance(v, func.FuncOp)]
+        if len(kernels) != len(versions) or all(
+            k.function_type == kernels[0].function_type
+            and k.body.is_structurally_equivalent(kernels[0].body)
+            for k in kernels[1:]
+        ):
+            continue  # already one kernel (a device group's other kernel differs)
+        merged = merge_device_kernels(kernels, device_lists, num_devices)
+        if merged is None:
+            continue
+        for kernel in kernels:
+            if kernel is not merged:
+                Rewriter.replace_op(kernel, merged.clone())
+        merged_names.add(name)
+    return merged_names
+
+
+def _device_number(m: ModuleOp) -> int:
+    device = m.attributes.get(DEVICE_ATTR)
+    assert isinstance(device, IntegerAttr)
+    return device.value.data
+
+
+def _pass_device_number(m: ModuleOp, kernels: set[str]) -> None:
+    """Every call in `m`'s host schedule of one of `kernels` (which take d last) also passes
+    `m`'s device number, an index constant put before the call."""
+    if not kernels:
+        return
+    main = SymbolTable.lookup_symbol(m, "main")
+    assert isinstance(main, func.FuncOp)
+    device = _device_number(m)
+    for call in list(main.body.ops):
+        if isinstance(call, func.CallOp) and call.callee.string_value() in kernels:
+            constant = arith.ConstantOp(IntegerAttr(device, IndexType()))
+            Rewriter.insert_op(constant, InsertPoint.before(call))
+            Rewriter.replace_op(
+                call, func.CallOp(call.callee, [*call.arguments, constant.result], [])
+            )
 
 
 def _replace_body(m: ModuleOp, formed: ModuleOp) -> None:

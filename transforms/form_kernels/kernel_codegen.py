@@ -45,13 +45,19 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.utils.fast_math import FastMathFlag
-from xdsl.ir import Attribute, Block, IRNode, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from xdsl_multi.dialects.element_types import bit_width, is_bool, is_float
 from xdsl_multi.dialects.multi import KERNEL_ATTR, WRITES_ATTR, ReduceKind
 from xdsl_multi.transforms.form_kernels import index_maps as im
+from xdsl_multi.transforms.form_kernels.bounds_versions import (
+    aligned_bounds,
+    choose_bounds,
+    device_runs,
+    top_loops,
+)
 from xdsl_multi.transforms.form_kernels.index_maps import Ix, Var
 from xdsl_multi.transforms.form_kernels.kernel_analysis import KernelPlan
 from xdsl_multi.transforms.form_kernels.loop_rolling import roll_repeated_loops
@@ -64,7 +70,6 @@ from xdsl_multi.transforms.form_kernels.scalar_graph import (
     zero_of,
 )
 from xdsl_multi.transforms.form_kernels.vector_tile import VectorTile, vector_lanes
-from xdsl_multi.transforms.value_facts import int_constant
 
 MAX_CONSTANT_ELEMENTS = 65536
 """Largest non-splat constant a kernel writes out (element by element)."""
@@ -394,47 +399,27 @@ class KernelEmitter:
 
     def merge_by_bounds(self, groups: list[tuple[Block, list[int]]]) -> Block | None:
         """One block for every version when they are the same loops but for their constant
-        bounds (BENCH W7: the devices that own 334 rows and the one that owns 332 and pads 2):
-        the version with the most top-level loops is kept, each other version's loops must be
-        some of its loops in order (the same code inside), and each loop's bounds become a
-        choice on d among the versions' bounds. A loop a version does not have gets the empty
-        range [0, 0) on its devices, so its body is never run there. None when the versions
-        differ otherwise (then each keeps its branch). Halves LLVM's work on W7's kernel."""
-        shapes = [_top_loops(block) for block, _ in groups]
-        if any(loops is None for loops in shapes):
+        bounds (bounds_versions.py; BENCH W7: the devices that own 334 rows and the one that
+        owns 332 and pads 2), each bound a choice on d among the versions' bounds. None when
+        the versions differ otherwise (then each keeps its branch). Halves LLVM's work on
+        W7's kernel."""
+        shapes = [top_loops(block) for block, _ in groups]
+        loops = [s for s in shapes if s is not None]
+        if len(loops) != len(shapes):
             return None
-        widest = max(range(len(groups)), key=lambda g: len(shapes[g] or []))
-        keep = shapes[widest]
-        assert keep is not None
-        bounds: list[list[tuple[int, int]]] = []  # per group, per kept loop: (lb, ub)
-        for g, loops in enumerate(shapes):
-            assert loops is not None
-            if g == widest:
-                bounds.append([b for _, b in keep])
-                continue
-            mine: list[tuple[int, int]] = []
-            rest = list(loops)
-            for loop, _ in keep:
-                if rest and _same_loop(rest[0][0], loop):
-                    mine.append(rest.pop(0)[1])
-                else:
-                    mine.append((0, 0))
-            if rest:
-                return None
-            bounds.append(mine)
+        aligned = aligned_bounds(loops)
+        if aligned is None:
+            return None
+        widest, bounds = aligned
         g = self.g
-        for i, (loop, _) in enumerate(keep):
-            chosen: list[SSAValue] = []
-            for side in (0, 1):
-                values = [bounds[k][i][side] for k in range(len(groups))]
-                if len(set(values)) == 1:
-                    chosen.append(loop.operands[side])
-                    continue
-                node = g.index(values[-1])
-                for k in reversed(range(len(groups) - 1)):
-                    node = g.select(self.devices_are(groups[k][1]), g.index(values[k]), node)
-                chosen.append(self.value(node))
-            loop.operands = [*chosen, *loop.operands[2:]]
+
+        def choice(values: list[int]) -> SSAValue:
+            node = g.index(values[-1])
+            for k in reversed(range(len(groups) - 1)):
+                node = g.select(self.devices_are(groups[k][1]), g.index(values[k]), node)
+            return self.value(node)
+
+        choose_bounds(loops[widest], bounds, choice)
         for k, (block, _) in enumerate(groups):
             if k != widest:
                 block.drop_all_references()
@@ -457,14 +442,8 @@ class KernelEmitter:
         g = self.g
         assert g.device_var is not None
         d = g.var(g.device_var)
-        runs: list[list[int]] = []
-        for k in devices:
-            if runs and runs[-1][1] == k:
-                runs[-1][1] = k + 1
-            else:
-                runs.append([k, k + 1])
         out: SNode | None = None
-        for lo, hi in runs:
+        for lo, hi in device_runs(devices):
             if hi == lo + 1:
                 test = g.cmpi("eq", d, g.index(lo))
             else:
@@ -811,41 +790,3 @@ def _live_span(value: SSAValue) -> tuple[Block, int, int] | None:
     positions = {id(o): k for k, o in enumerate(block.ops)}
     indices = [positions[id(c[depth - 1][1])] for c in chains]
     return block, min(indices), max(indices)
-
-
-def _top_loops(block: Block) -> list[tuple[scf.ForOp, tuple[int, int]]] | None:
-    """A version block's top-level loops and their constant bounds, when the block is only
-    constants and such loops (else None)."""
-    out: list[tuple[scf.ForOp, tuple[int, int]]] = []
-    for op in block.ops:
-        if isinstance(op, scf.ForOp):
-            lb, ub = int_constant(op.lb), int_constant(op.ub)
-            if lb is None or ub is None:
-                return None
-            out.append((op, (lb, ub)))
-        elif not isinstance(op, arith.ConstantOp | scf.YieldOp):
-            return None
-    return out
-
-
-def _same_loop(a: scf.ForOp, b: scf.ForOp) -> bool:
-    """Whether loops `a` and `b` (top-level loops of two version blocks) run the same code but
-    for their bounds: xDSL's structural equivalence of their step, iter_args and body, with
-    the constants of `a`'s block taken as those of `b`'s block of the same value."""
-    theirs = {
-        (op.value, op.result.type): op.result
-        for op in b.parent_block().ops  # type: ignore[union-attr]
-        if isinstance(op, arith.ConstantOp)
-    }
-    context: dict[IRNode | SSAValue, IRNode | SSAValue] = {}
-    for op in a.parent_block().ops:  # type: ignore[union-attr]
-        if isinstance(op, arith.ConstantOp):
-            match = theirs.get((op.value, op.result.type))
-            if match is not None:
-                context[op.result] = match
-    if len(a.operands) != len(b.operands):
-        return False
-    step_and_inits = zip(a.operands[2:], b.operands[2:], strict=True)
-    if any(context.get(x, x) is not y for x, y in step_and_inits):
-        return False
-    return a.body.is_structurally_equivalent(b.body, context)
