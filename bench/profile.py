@@ -9,7 +9,6 @@ folder), timed one by one, then the first run:
 | verify | every op's verifier and the module-level placement rules |
 | each pass | the pipeline's passes (pipeline.py), by name, for the module's level |
 | to LLVM IR | the `llvm` dialect to LLVM IR text (xDSL's translator), the runtime form |
-| store MLIR | printing the runtime form's MLIR text into the pipeline cache (multi-run's entry) |
 | LLVM parse | llvmlite parsing and verifying each kernel's LLVM IR |
 | LLVM opt | LLVM's optimization pipeline (O3) on each kernel |
 | LLVM codegen | machine code and linking (MCJIT `finalize_object`) |
@@ -37,7 +36,7 @@ from bench.workloads import WORKLOADS, Workload
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 
 FIXED_BEFORE = ("parse", "verify")
-FIXED_AFTER = ("to LLVM IR", "store MLIR", "LLVM parse", "LLVM opt", "LLVM codegen", "runtime",
+FIXED_AFTER = ("to LLVM IR", "LLVM parse", "LLVM opt", "LLVM codegen", "runtime",
                "store plan", "first run")
 
 
@@ -54,10 +53,10 @@ def profile_one(w: Workload, spmd: bool) -> dict[str, float]:
 def _profile_one(w: Workload, spmd: bool) -> dict[str, float]:
     from xdsl_multi import pipeline
     from xdsl_multi.api import _CachedProgram
-    from xdsl_multi.compile_cache import PipelineCache, encode_entry, to_runtime_form
+    from xdsl_multi.compile_cache import PipelineCache, to_runtime_form
     from xdsl_multi.diagnostics import parse_module, verify_ops
     from xdsl_multi.dialects import make_context
-    from xdsl_multi.lowering.jit import KernelCache, write_atomically
+    from xdsl_multi.lowering.jit import KernelCache
     from xdsl_multi.runtime.interpreter.interpreter import argument_names, logical_signature
     from xdsl_multi.runtime.program import Program
 
@@ -84,8 +83,6 @@ def _profile_one(w: Workload, spmd: bool) -> dict[str, float]:
             spmd=spmd,
         )
         timed("to LLVM IR", lambda: to_runtime_form(module))  # type: ignore[arg-type]
-        timed("store MLIR", lambda: write_atomically(
-            cache.path("profile"), encode_entry(module, "profile")))  # type: ignore[arg-type]
         kernel_cache = KernelCache(folder)
         start = time.perf_counter()
         program = Program(module, kernel_cache=kernel_cache)  # type: ignore[arg-type]

@@ -221,7 +221,9 @@ def _compile(
             runner = _InterpRunner(module)
         else:
             key_text = text.text if text is not None and not renamed else None
-            _lower(module, spmd, options, key_text, cache)
+            # the program entry stored below is what a warm compile reads: the pipeline's
+            # own entry (the module's MLIR, printed) would only cost this cold call time
+            _lower(module, spmd, options, key_text, cache, store=key is None)
             runner = _compiled(module, backend)
             try:
                 _check_devices(runner.num_devices, devices)
@@ -386,10 +388,11 @@ def _lower(
     options: Mapping[str, str] | None,
     source: str | None,
     cache: PipelineCache | None,
+    store: bool = True,
 ) -> None:
     """The pipeline from the module's level to the llvm level, in place, through the pipeline
     cache (`cache`: the threads backend's, else the default; `XDSL_MULTI_PIPELINE_CACHE=0`
-    turns it off)."""
+    turns it off), storing its entry unless `store` is False."""
     lower_cached(
         module,
         cache if cache is not None else PipelineCache.from_env(),
@@ -397,6 +400,7 @@ def _lower(
         options=options,
         source=source,
         each_pass=run_pass,
+        store=store,
     )
 
 

@@ -160,13 +160,15 @@ class PipelineCache:
         *,
         source: str | None = None,
         report: Callable[[str, float], None] | None = None,
+        store: bool = True,
     ) -> bool:
         """Bring `module` (in place) to the runtime form of its llvm level: from the cache, or
-        by `run_passes()` (which must run `passes` on `module`), then stored. `source` is the
-        text `module` was parsed from, unchanged since (a cheaper key than the module's
-        digest). `report(event, seconds)` hears of "hit" or "miss" (the time to look up) and
-        "store" (the time to build the runtime form and write it). Returns whether it was a
-        hit."""
+        by `run_passes()` (which must run `passes` on `module`), then stored (unless `store`
+        is False: the caller keeps what it needs another way, as `xdsl_multi.compile`'s
+        program entry). `source` is the text `module` was parsed from, unchanged since (a
+        cheaper key than the module's digest). `report(event, seconds)` hears of "hit" or
+        "miss" (the time to look up) and "store" (the time to build the runtime form and
+        write it). Returns whether it was a hit."""
         start = time.perf_counter()
         key = self.key(module, passes, source=source)
         cached = self.load(key)
@@ -182,7 +184,8 @@ class PipelineCache:
         run_passes()
         start = time.perf_counter()
         to_runtime_form(module)
-        self.store(key, module)
+        if store:
+            self.store(key, module)
         if report is not None:
             report("store", time.perf_counter() - start)
         return False
@@ -287,10 +290,11 @@ def lower_cached(
     source: str | None = None,
     each_pass: Callable[[str, Callable[[], None]], None] | None = None,
     report: Callable[[str, float], None] | None = None,
+    store: bool = True,
 ) -> bool:
     """`pipeline.lower_for_runtime(module, each_pass, spmd, options)` through `cache` (None:
-    no cache); `source` and `report` as in `PipelineCache.lower`. Returns whether it was a
-    cache hit."""
+    no cache); `source`, `report` and `store` as in `PipelineCache.lower`. Returns whether
+    it was a cache hit."""
     names = pipeline.passes_needed(module, spmd, options)
 
     def run() -> None:
@@ -302,7 +306,7 @@ def lower_cached(
     if cache is None or not names:
         run()
         return False
-    return cache.lower(module, names, run, source=source, report=report)
+    return cache.lower(module, names, run, source=source, report=report, store=store)
 
 
 # ---------------------------------------------------------------------------------------------
