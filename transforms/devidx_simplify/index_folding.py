@@ -301,6 +301,7 @@ class LookupOfConstantFolds(RewritePattern):
     made d a constant), and any lookup whose reachable entries are all one value; an index out
     of the table stays (the interpreter reports it)."""
 
+    op_types: ClassVar[OpTypes] = (devidx.LookupOp,)
     num_devices: int | None
 
     @op_type_rewrite_pattern
