@@ -7,17 +7,19 @@ variable (`Var`, with its inclusive range) or one of `Div`, `Mod`, `Clamp` of an
     i + 3            Ix(terms=((i, 1),), const=3)
     (8*i + j) // 8   simplifies to i when 0 <= j < 8
 
-Every index a kernel computes is in range for the buffer it addresses: a pad maps its element
-to `clamp(i - lo, 0, n - 1)` and reports the bounds check `0 <= i - lo < n` separately (the lane
-is Invalid, or the fill value, where it fails). So loads never need guards, every value that
-`Div`/`Mod` see is >= 0 in the lanes that matter, and range analysis removes most clamps and
-checks: a shrink right after the pad of the same rows cancels to the identity.
+A pad maps its element to `i - lo` and reports the bounds check `0 <= i - lo < n` separately
+(the lane is Invalid, or the fill value, where it fails): an index is exact in the lanes whose
+value is used, and may leave its axis in the others. A load clamps its index into its buffer
+(`load_index`), so loads never need guards; range analysis removes most clamps and checks. The
+index is not clamped at the pad itself: a pad and a shrink by the same d-dependent bound cancel
+(`(i + T(d)) - T(d)` is `i`), where `clamp(i + T(d) - T(d), ...)` nested once per pad would
+give every step of a chain a new position (docs/compile-time.md round 10).
 
 Maps (consumer index -> producer index), SPEC §3:
 - reshape: linearize with the result's strides, delinearize with the source's;
 - permute: source axis order[a] takes index a;
 - expand: 0 on the expanded axes;
-- pad: `clamp(i - lo)` plus the bounds check; shrink: `i + lo`; flip: `n - 1 - i`.
+- pad: `i - lo` plus the bounds check; shrink: `i + lo`; flip: `n - 1 - i`.
 """
 
 from __future__ import annotations
@@ -406,8 +408,9 @@ def as_ix(x: Ix | int) -> Ix:
 def pad_map(
     idx: Index, old: Sequence[int], lows: Sequence[Ix | int]
 ) -> tuple[Index, list[InBounds]]:
-    """The clamped source index and the checks that say whether the element is the source's
-    (a low bound may be an expression of the device number d in SPMD mode)."""
+    """The source index (outside the source where a check fails) and the checks that say
+    whether the element is the source's (a low bound may be an expression of the device
+    number d in SPMD mode)."""
     src: list[Ix] = []
     checks: list[InBounds] = []
     for x, n, lo in zip(idx, old, lows, strict=True):
@@ -415,8 +418,14 @@ def pad_map(
         check = InBounds(inner, 0, n)
         if check.decided is not True:
             checks.append(check)
-        src.append(clamp(inner, 0, max(n - 1, 0)))
+        src.append(inner)
     return tuple(src), checks
+
+
+def load_index(idx: Index, shape: Sequence[int]) -> Index:
+    """`idx` clamped into a buffer of `shape` (the identity where the ranges fit): what a load
+    reads in a lane whose index left the buffer (a pad's, whose value is not used)."""
+    return tuple(clamp(x, 0, max(n - 1, 0)) for x, n in zip(idx, shape, strict=True))
 
 
 def shrink_map(idx: Index, lows: Sequence[Ix | int]) -> Index:

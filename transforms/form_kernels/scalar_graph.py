@@ -190,9 +190,11 @@ class Graph:
         return self._intern("var", IndexType(), v, v.key, ())
 
     def load(self, leaf: SSAValue, index: Index) -> SNode:
-        """Element `index` of a materialized tensor; `payload` is (tensor, index)."""
+        """Element `index` of a materialized tensor (clamped into it); `payload` is (tensor,
+        index)."""
         t = leaf.type
         assert isinstance(t, TensorType)
+        index = im.load_index(index, t.get_shape())
         key = (id(leaf), tuple(x.key for x in index))
         return self._intern("load", t.element_type, (leaf, index), key, [self.ix(x) for x in index])
 
@@ -207,6 +209,7 @@ class Graph:
         return self._intern("fill", element.type, info, key, (element,))
 
     def sload(self, fill: SNode, index: Index) -> SNode:
+        index = im.load_index(index, fill.payload.shape)
         key = tuple(x.key for x in index)
         return self._intern("sload", fill.type, index, key, [fill, *(self.ix(x) for x in index)])
 
