@@ -372,8 +372,9 @@ def strides(shape: Sequence[int]) -> list[int]:
 
 def reshape_map(idx: Index, old: Sequence[int], new: Sequence[int]) -> Index:
     """Index into the source of `reshape old -> new` for result index `idx`: linearize with the
-    result's strides, delinearize with the source's. Every component of `idx` is in range, so
-    the divisions cancel wherever the reshape only splits, merges or drops unit axes."""
+    result's strides, delinearize with the source's. The components of `idx` are in range (but
+    in a pad's unused lanes), so the divisions cancel wherever the reshape only splits, merges
+    or drops unit axes."""
     assert len(idx) == len(new)
     if list(old) == list(new):
         return idx

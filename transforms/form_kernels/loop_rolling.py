@@ -103,6 +103,7 @@ def _first_run(ops: list[Operation], start: int) -> _Run | None:
     if n and ops[-1].has_trait(IsTerminator):
         n -= 1
     prints = [_fingerprint(op) for op in ops[:n]]
+    reach = _reach(ops)
     for i in range(start, n):
         best: _Run | None = None
         for period in range(1, min(MAX_PERIOD, (n - i) // MIN_REPEATS) + 1):
@@ -112,6 +113,7 @@ def _first_run(ops: list[Operation], start: int) -> _Run | None:
                 i + count * period : i + (count + 1) * period
             ] == unit:
                 count += 1
+            count = _longest_contained(reach, i, period, count)
             if count < MIN_REPEATS or (best and count * period <= best.count * best.period):
                 continue
             run = _checked_run(ops, i, period, count)
@@ -120,6 +122,42 @@ def _first_run(ops: list[Operation], start: int) -> _Run | None:
         if best is not None:
             return best
     return None
+
+
+def _reach(ops: list[Operation]) -> list[int]:
+    """For each op, the position of the last op in `ops` that uses one of its results (in a
+    nested block: the op holding it), or its own."""
+    if not ops:
+        return []
+    block = ops[0].parent_block()
+    assert block is not None
+    at = {op: k for k, op in enumerate(ops)}
+    reach = list(range(len(ops)))
+    for k, op in enumerate(ops):
+        for result in op.results:
+            for use in result.uses:
+                user = block.find_ancestor_op_in_block(use.operation)
+                if user is not None:
+                    reach[k] = max(reach[k], at[user])
+    return reach
+
+
+def _longest_contained(reach: list[int], i: int, period: int, count: int) -> int:
+    """The most units (at most `count`, else 0) from `ops[i]` whose results, but the last
+    unit's, are used only inside them: what `_uses_stay_inside` will ask, told by positions
+    before any unit's code is compared (a chain whose every step's result the output loop
+    reads has no run, and finding that out must not cost a comparison per start and
+    period: docs/compile-time.md round 10)."""
+    best = 0
+    furthest = -1
+    for m in range(1, count + 1):
+        if m >= 2:
+            furthest = max(furthest, *reach[i + (m - 2) * period : i + (m - 1) * period])
+        if furthest >= i + count * period:
+            break
+        if m >= MIN_REPEATS and furthest < i + m * period:
+            best = m
+    return best
 
 
 def _checked_run(ops: list[Operation], i: int, period: int, count: int) -> _Run | None:

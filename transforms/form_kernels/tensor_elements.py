@@ -55,7 +55,8 @@ from xdsl_multi.transforms.value_facts import int_constant, splat_value
 
 SCRATCH_AFTER = 3
 """A value computed from a reduction and wanted at this many positions of a row goes to a
-scratch row (twice is recomputed: layernorm's x - mean feeds the variance and the output)."""
+scratch row (twice is recomputed: layernorm's x - mean feeds the variance and the output),
+when its validity is the same all along the row (it is read back with it)."""
 SCRATCH_LIMIT = 16384
 """Largest scratch row, in elements (it lives on the kernel's stack)."""
 SCRATCH_MIN_COST = 4
@@ -134,6 +135,8 @@ class TensorEvaluator:
         self._seen: dict[SSAValue, list[Index]] = {}
         self._seen_keys: dict[SSAValue, set[tuple]] = {}
         self._fills: dict[tuple, SNode | None] = {}
+        self._row_valid: dict[int, Valid] = {}
+        """Each scratch row's validity (by fill node id): the same all along the row."""
         self._reduce_vars: set[Var] = set()
         """The variables this evaluator made for reduced axes whose element is built (a scratch
         row may take them: the reduction cannot depend on a row made after it)."""
@@ -188,7 +191,7 @@ class TensorEvaluator:
                 continue
             if all(idx[a].as_var() is v for a, v in zip(info.inner, info.vars, strict=True)):
                 continue
-            return self.g.sload(fill, tuple(idx[a] for a in info.inner)), True
+            return self.g.sload(fill, tuple(idx[a] for a in info.inner)), self._row_valid[fill.id]
         return None
 
     # -- materialized values ----------------------------------------------------------------
@@ -246,18 +249,19 @@ class TensorEvaluator:
             for a, v in zip(inner, vars_, strict=True):
                 full[a] = im.var(v)
             x, valid = self.define(value, tuple(full))
-            worth = valid is True and row_cost(x, set(vars_)) >= SCRATCH_MIN_COST
+            worth = _same_along(valid, vars_) and row_cost(x, set(vars_)) >= SCRATCH_MIN_COST
             info = FillInfo(value, outer, inner, vars_, shape)
-            self._fills[fkey] = self.g.fill(info, x) if worth else None
-            if worth:
-                self._fills_of.setdefault(value, []).append(self._fills[fkey])
+            fill = self._fills[fkey] = self.g.fill(info, x) if worth else None
+            if fill is not None:
+                self._fills_of.setdefault(value, []).append(fill)
+                self._row_valid[fill.id] = valid
         fill = self._fills[fkey]
         if fill is None:
             return None
         info = fill.payload
         if any(idx[a].key != x.key for a, x in enumerate(info.outer) if a not in info.inner):
             return None
-        return self.g.sload(fill, tuple(idx[a] for a in info.inner)), True
+        return self.g.sload(fill, tuple(idx[a] for a in info.inner)), self._row_valid[fill.id]
 
     def _fill_vars(
         self, seen: list[Index], inner: tuple[int, ...], shape: tuple[int, ...]
@@ -724,6 +728,13 @@ def _free_of_invalid(value: SSAValue) -> bool:
             arith.ConstantOp,
         ),
     )
+
+
+def _same_along(valid: Valid, row: tuple[Var, ...]) -> bool:
+    """Whether a value's validity is the same at every position of a scratch row over `row`
+    (True, or a node of the outer loops only: an SPMD window that moves with d), so that a
+    read of the row takes it as it is. False never is: nothing is computed there."""
+    return valid is True or (valid is not False and not (valid.fv & set(row)))
 
 
 def _conjuncts(node: SNode) -> set[int]:
