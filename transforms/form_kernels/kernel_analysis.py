@@ -109,6 +109,8 @@ class Fusion:
 
     materialized: set[SSAValue]
     plans: list[KernelPlan]
+    rounds: int = 1
+    """How many times `analyze` planned every kernel before nothing changed."""
 
     def plan_of(self, value: SSAValue) -> KernelPlan | None:
         for p in self.plans:
@@ -159,7 +161,9 @@ def analyze(
     splats = splats or Splats()
     materialized = initial_points(body, splats)
     required = _required_points(body)
+    rounds = 0
     while True:
+        rounds += 1
         plans = [
             plan_kernel(r, materialized, policy, splats, devices)
             for r in computed_roots(body, materialized)
@@ -176,7 +180,7 @@ def analyze(
         if not extra:
             extra = shared_reductions(plans)
         if not extra:
-            return Fusion(materialized, plans)
+            return Fusion(materialized, plans, rounds)
         materialized |= extra
 
 

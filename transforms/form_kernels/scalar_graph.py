@@ -141,6 +141,10 @@ class Graph:
         """The reduce and fill nodes by the loop variables they bind (a fill that takes a
         reduction's variables is written by that reduction's loop: kernel_codegen)."""
 
+    def __len__(self) -> int:
+        """How many distinct nodes the kernel's elements hold."""
+        return len(self._nodes)
+
     def _intern(
         self, kind: str, t: Attribute, payload: Any, key: Any, operands: Sequence[SNode]
     ) -> SNode:
