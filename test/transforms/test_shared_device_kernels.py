@@ -8,6 +8,7 @@ level) and after (kernel level), and compiled on threads, all against numpy."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,12 +19,14 @@ from xdsl.passes import PassPipeline
 from xdsl_multi.dialects import make_context
 from xdsl_multi.dialects.devidx import DEVICE_ATTR
 from xdsl_multi.dialects.parsing import parse_mlir
+from xdsl_multi.lowering.jit import KernelCache
 from xdsl_multi.passes import get_all_passes
 from xdsl_multi.pipeline import lower_for_runtime
 from xdsl_multi.runtime.interpreter.interpreter import run_module
 from xdsl_multi.runtime.program import Program
 from xdsl_multi.transforms.form_kernels.kernel_codegen import KERNEL_ATTR
 
+ROOT = Path(__file__).resolve().parents[2]
 KERNEL_LEVEL = "multi-to-devidx,devidx-simplify,specialize-devices,form-kernels"
 
 
@@ -148,12 +151,7 @@ def test_w7_shape_one_kernel_for_every_device() -> None:
 
 def test_w7_itself_one_kernel_compiled_once() -> None:
     """BENCH W7 (1000 rows over 3 devices): the JIT compiles one kernel for the three."""
-    from pathlib import Path
-
-    from xdsl_multi.lowering.jit import KernelCache
-
-    root = Path(__file__).resolve().parents[2]
-    text = (root / "bench/programs/w7_uneven.mlir").read_text()
+    text = (ROOT / "bench/programs/w7_uneven.mlir").read_text()
     module = parse_mlir(make_context(), text)
     lower_for_runtime(module)
     cache = KernelCache(disk=False)
@@ -202,11 +200,9 @@ def owned_rows(rows: int, k: int) -> list[int]:
     return [max(0, min((j + 1) * s, rows) - min(j * s, rows)) for j in range(k)]
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_random_uneven_rows_match_numpy(seed: int) -> None:
-    """Uneven row programs on random device subsets in random order: the interpreter and the
-    compiled program agree with numpy. When the shard covers every device and each owns
-    rows, the devices hold one kernel in all (the shorter ones' loops get bounds on d)."""
+def uneven_case(seed: int) -> tuple[int, int, list[int], int, int, str]:
+    """Random program `seed`'s n devices, the k of them (in `order`) x is sharded over, its
+    rows and columns, and its body."""
     rng = random.Random(5100 + seed)
     n = rng.randint(2, 4)
     k = rng.randint(2, n) if seed % 3 else n
@@ -214,10 +210,24 @@ def test_random_uneven_rows_match_numpy(seed: int) -> None:
     rows = rng.randint(k + 1, 4 * k + 3)
     cols = rng.choice([3, 8, 17])
     body = rng.choice(["sumsq", "maxrow", "elementwise"])
+    return n, k, order, rows, cols, body
+
+
+def shares_one_kernel(n: int, k: int, rows: int) -> bool:
+    """The shard covers every device and each owns rows: one kernel for all of them."""
+    return k == n and all(owned_rows(rows, k))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_uneven_rows_match_numpy(seed: int) -> None:
+    """Uneven row programs on random device subsets in random order: the interpreter and the
+    compiled program agree with numpy. When the shard covers every device and each owns
+    rows, the devices hold one kernel in all (the shorter ones' loops get bounds on d)."""
+    n, k, order, rows, cols, body = uneven_case(seed)
     text = row_program(n, rows, cols, body, order)
     x = np.random.default_rng(seed).standard_normal((rows, cols)).astype(np.float32)
     module = check_runs(text, x, numpy_of(body, x))
-    if k == n and all(owned_rows(rows, k)):
+    if shares_one_kernel(n, k, rows):
         assert distinct_kernels(module) == 1, text
 
 
@@ -225,11 +235,6 @@ def test_random_programs_reach_the_shared_kernel() -> None:
     """The random programs above include uneven ones where every device owns rows."""
     reached = 0
     for seed in range(12):
-        rng = random.Random(5100 + seed)
-        n = rng.randint(2, 4)
-        k = rng.randint(2, n) if seed % 3 else n
-        rng.sample(range(n), k)
-        rows = rng.randint(k + 1, 4 * k + 3)
-        owned = owned_rows(rows, k)
-        reached += k == n and all(owned) and len(set(owned)) > 1
+        n, k, _, rows, _, _ = uneven_case(seed)
+        reached += shares_one_kernel(n, k, rows) and len(set(owned_rows(rows, k))) > 1
     assert reached >= 2, reached

@@ -29,12 +29,15 @@ Two users:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import FunctionType, IndexType, IntegerAttr
 from xdsl.ir import Block, IRNode, Operation, SSAValue
 
 from xdsl_multi.transforms.value_facts import int_constant
+
+T = TypeVar("T")
 
 TopLoops = list[tuple[scf.ForOp, tuple[int, int]]]
 """A version's top-level loops with their constant (lower, upper) bounds, in order."""
@@ -59,7 +62,7 @@ def top_loops(block: Block) -> TopLoops | None:
 
 
 def same_loop(
-    a: scf.ForOp, b: scf.ForOp, context: Mapping[IRNode | SSAValue, IRNode | SSAValue] = {}
+    a: scf.ForOp, b: scf.ForOp, context: Mapping[IRNode | SSAValue, IRNode | SSAValue] | None = None
 ) -> bool:
     """Whether loops `a` and `b` (top-level loops of two version blocks) run the same code but
     for their bounds: xDSL's structural equivalence of their step, iter_args and body, with
@@ -70,7 +73,7 @@ def same_loop(
         for op in b.parent_block().ops  # type: ignore[union-attr]
         if isinstance(op, arith.ConstantOp)
     }
-    equal: dict[IRNode | SSAValue, IRNode | SSAValue] = dict(context)
+    equal: dict[IRNode | SSAValue, IRNode | SSAValue] = dict(context or {})
     for op in a.parent_block().ops:  # type: ignore[union-attr]
         if isinstance(op, arith.ConstantOp):
             match = theirs.get((op.value, op.result.type))
@@ -85,13 +88,13 @@ def same_loop(
 
 
 def aligned_bounds(
-    versions: Sequence[TopLoops],
-    contexts: Sequence[Mapping[IRNode | SSAValue, IRNode | SSAValue]] | None = None,
+    versions: Sequence[TopLoops], outside: Sequence[Sequence[SSAValue]] | None = None
 ) -> tuple[int, Bounds] | None:
     """The version with the most loops (`widest`) and each version's bounds of each of its
     loops, when every other version's loops are some of the widest's in order, with the same
-    code inside (`same_loop`); a loop a version lacks gets [0, 0) there. `contexts[k]` maps
-    version k's outside values to the widest's (kernel arguments). None otherwise."""
+    code inside (`same_loop`); a loop a version lacks gets [0, 0) there. `outside[k]`: the
+    values version k's loops use from outside its block (a kernel's arguments), taken as the
+    widest version's at the same positions. None otherwise."""
     widest = max(range(len(versions)), key=lambda k: len(versions[k]))
     keep = versions[widest]
     bounds: Bounds = []
@@ -99,7 +102,9 @@ def aligned_bounds(
         if k == widest:
             bounds.append([b for _, b in keep])
             continue
-        context = contexts[k] if contexts is not None else {}
+        context = (
+            dict(zip(outside[k], outside[widest], strict=True)) if outside is not None else None
+        )
         mine: list[tuple[int, int]] = []
         rest = list(loops)
         for loop, _ in keep:
@@ -140,6 +145,31 @@ def device_runs(devices: Sequence[int]) -> list[tuple[int, int]]:
     return [(lo, hi) for lo, hi in runs]
 
 
+def device_test(
+    devices: Sequence[int],
+    num_devices: int | None,
+    compare: Callable[[str, int], T],
+    both: Callable[[T, T], T],
+    either: Callable[[T, T], T],
+) -> T:
+    """Whether d is one of `devices`: `lo <= d < hi` for each contiguous run, or-ed, the tests
+    a run's ends make unnecessary left out (d >= 0; d < `num_devices` when known). Built with
+    `compare(predicate, k)` (`d <predicate> k`, predicates as arith.cmpi's), `both` (and) and
+    `either` (or): SPMD mode's scalar graph and specialized mode's arith ops alike."""
+    out: T | None = None
+    for lo, hi in device_runs(devices):
+        if hi == lo + 1:
+            test = compare("eq", lo)
+        else:
+            tests = [compare("sge", lo)] if lo > 0 else []
+            if num_devices is None or hi < num_devices:
+                tests.append(compare("slt", hi))
+            test = tests[0] if len(tests) == 1 else both(tests[0], tests[1])
+        out = test if out is None else either(out, test)
+    assert out is not None
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # Specialized mode: one kernel for the devices whose kernels differ only in bounds
 # --------------------------------------------------------------------------------------------
@@ -169,21 +199,15 @@ class _DeviceChoice:
         """Whether d is one of `devices`: `lo <= d < hi` for each contiguous run, or-ed
         (built once per set of devices)."""
         key = tuple(sorted(devices))
-        if key in self._tests:
-            return self._tests[key]
-        out: SSAValue | None = None
-        for lo, hi in device_runs(devices):
-            if hi == lo + 1:
-                test = self._add(arith.CmpiOp(self.d, self.index(lo), "eq"))
-            else:
-                tests = [self._add(arith.CmpiOp(self.d, self.index(lo), "sge"))] if lo else []
-                if hi < self.num_devices:
-                    tests.append(self._add(arith.CmpiOp(self.d, self.index(hi), "slt")))
-                test = tests[0] if len(tests) == 1 else self._add(arith.AndIOp(*tests))
-            out = test if out is None else self._add(arith.OrIOp(out, test))
-        assert out is not None
-        self._tests[key] = out
-        return out
+        if key not in self._tests:
+            self._tests[key] = device_test(
+                devices,
+                self.num_devices,
+                lambda predicate, k: self._add(arith.CmpiOp(self.d, self.index(k), predicate)),
+                lambda a, b: self._add(arith.AndIOp(a, b)),
+                lambda a, b: self._add(arith.OrIOp(a, b)),
+            )
+        return self._tests[key]
 
     def choose(self, values: list[int], groups: Sequence[Sequence[int]]) -> SSAValue:
         """values[k] on the devices of groups[k]: one select per distinct value but the
@@ -226,20 +250,16 @@ def merge_device_kernels(
     loops = [s for s in shapes if s is not None]
     if len(loops) != len(shapes):
         return None
-    widest = max(range(len(loops)), key=lambda k: len(loops[k]))  # (as aligned_bounds picks)
-    own = versions[widest].body.block.args
-    aligned = aligned_bounds(
-        loops, [dict(zip(v.body.block.args, own, strict=True)) for v in versions]
-    )
+    aligned = aligned_bounds(loops, [v.body.block.args for v in versions])
     if aligned is None:
         return None
-    assert aligned[0] == widest
+    widest, bounds = aligned
     kernel = versions[widest]
     body = kernel.body.block
     d = body.insert_arg(IndexType(), len(body.args))
     d.name_hint = "d"
     choice = _DeviceChoice(body, d, num_devices)
-    choose_bounds(loops[widest], aligned[1], lambda values: choice.choose(values, groups))
+    choose_bounds(loops[widest], bounds, lambda values: choice.choose(values, groups))
     choice.insert()
     kernel.function_type = FunctionType.from_lists([*t.inputs, IndexType()], [])
     return kernel
@@ -249,6 +269,7 @@ __all__ = [
     "aligned_bounds",
     "choose_bounds",
     "device_runs",
+    "device_test",
     "merge_device_kernels",
     "same_loop",
     "top_loops",

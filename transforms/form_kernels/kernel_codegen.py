@@ -55,7 +55,7 @@ from xdsl_multi.transforms.form_kernels import index_maps as im
 from xdsl_multi.transforms.form_kernels.bounds_versions import (
     aligned_bounds,
     choose_bounds,
-    device_runs,
+    device_test,
     top_loops,
 )
 from xdsl_multi.transforms.form_kernels.index_maps import Ix, Var
@@ -442,18 +442,13 @@ class KernelEmitter:
         g = self.g
         assert g.device_var is not None
         d = g.var(g.device_var)
-        out: SNode | None = None
-        for lo, hi in device_runs(devices):
-            if hi == lo + 1:
-                test = g.cmpi("eq", d, g.index(lo))
-            else:
-                tests = [g.cmpi("sge", d, g.index(lo))] if lo > 0 else []
-                if hi < (g.devices or hi + 1):
-                    tests.append(g.cmpi("slt", d, g.index(hi)))
-                test = tests[0] if len(tests) == 1 else g.op(arith.AndIOp, tests, i1)
-            out = test if out is None else g.op(arith.OrIOp, [out, test], i1)
-        assert out is not None
-        return out
+        return device_test(
+            devices,
+            g.devices,
+            lambda predicate, k: g.cmpi(predicate, d, g.index(k)),
+            lambda a, b: g.op(arith.AndIOp, [a, b], i1),
+            lambda a, b: g.op(arith.OrIOp, [a, b], i1),
+        )
 
     def emit_nest(self, level: int, frame: Frame, mapping: dict[Var, Ix]) -> None:
         """The output loops from `level` in, one loop per range of a split loop (each range's
