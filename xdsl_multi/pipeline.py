@@ -21,7 +21,9 @@ program = Program(module)              # runtime/program.py
 A module is lowered from the level it is at (`levels.detect_level`): a kernel-level module
 only needs convert-to-llvm, an llvm-level one nothing. SPMD mode builds the kernels once with
 the device number as an argument (no specialize-devices); a module already specialized per
-device goes on as usual. Options are given by pass name, in the pipeline syntax
+device goes on as usual. In the default mode, a program whose devices differ only in their
+shard windows takes SPMD mode's route from the SPMD level (`lower_for_runtime`): the same
+kernels as specialize-devices would give, built once. Options are given by pass name, in the pipeline syntax
 (`{"multi-to-devidx": "allreduce=ring ring-threshold=0"}`), and override the table's. The
 passes come from the registry (passes.py) by name; `multi-to-llvm` (below) is the whole
 pipeline as one pass.
@@ -41,6 +43,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl_multi.dialects import make_context
 from xdsl_multi.levels import Level, detect_level
 from xdsl_multi.passes import get_all_passes
+from xdsl_multi.transforms.form_kernels.window_programs import windows_only
 
 PIPELINE: dict[Level, tuple[str, Level]] = {
     Level.MULTI: ("multi-to-devidx", Level.SPMD),
@@ -57,6 +60,9 @@ SPMD_MODE: dict[Level, tuple[str, Level]] = {
 }
 """The pipeline in SPMD mode: allreduces stay ops, the kernels and the one host schedule of
 every device are built once, from the SPMD level (docs/spmd-form.md)."""
+
+SPECIALIZE = "specialize-devices"
+SIMPLIFY = "devidx-simplify"
 
 Options = Mapping[str, str]
 """Pass name -> its options in the pipeline syntax (`"allreduce=ring ring-threshold=0"`)."""
@@ -127,16 +133,36 @@ def lower_for_runtime(
     spmd: bool = False,
     options: Options | None = None,
 ) -> tuple[str, ...]:
-    """Run the passes `module` needs, in place, and return their names (passes_needed's).
-    `each_pass(name, apply)` runs each one (to time it, or to report its errors); by default
-    it just calls `apply()`. Raises PassUnavailable before running anything if a pass is
-    missing. `spmd`: SPMD mode; `options`: by pass name (the module docstring)."""
-    specs = pipeline_specs(detect_level(module), spmd=spmd, options=options)
-    passes = build_pipeline(specs).passes
+    """Run the passes `module` needs, in place, and return their names (passes_needed's,
+    but for the route below). `each_pass(name, apply)` runs each one (to time it, or to
+    report its errors); by default it just calls `apply()`. Raises PassUnavailable before
+    running anything if a pass is missing. `spmd`: SPMD mode; `options`: by pass name (the
+    module docstring).
+
+    The default mode's route for a program whose devices differ only in their shard windows
+    (transforms/form_kernels/window_programs.py `windows_only`, decided at the SPMD level,
+    before specialize-devices): form-kernels{spmd=true} builds the kernels specialize-devices
+    would give, once instead of once per device, so the rest is SPMD mode's. The
+    `multi-to-llvm` pass keeps the table's passes (SPEC §5: a module per device)."""
+    specs = list(pipeline_specs(detect_level(module), spmd=spmd, options=options))
+    passes = list(build_pipeline(tuple(specs)).passes)
     ctx = make_context()
-    for spec, module_pass in zip(specs, passes, strict=True):
-        each_pass(str(spec), lambda p=module_pass: p.apply(ctx, module))
+    k = 0
+    while k < len(specs):
+        if specs[k].name == SPECIALIZE and windows_only(module):
+            specs[k:] = _windows_route(options)
+            passes[k:] = build_pipeline(tuple(specs[k:])).passes
+        each_pass(str(specs[k]), lambda p=passes[k]: p.apply(ctx, module))
+        k += 1
     return tuple(str(s) for s in specs)
+
+
+def _windows_route(options: Options | None) -> list[ArgSpec]:
+    """What follows devidx-simplify in SPMD mode (form-kernels{spmd=true}, convert-to-llvm):
+    `lower_for_runtime`'s route, instead of specialize-devices, for a program whose devices
+    differ only in their shard windows: the kernels specialize-devices would give, built once
+    (transforms/form_kernels/window_programs.py)."""
+    return [s for s in pipeline_specs(Level.SPMD, spmd=True, options=options) if s.name != SIMPLIFY]
 
 
 @dataclass(frozen=True)

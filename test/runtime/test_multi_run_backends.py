@@ -116,6 +116,27 @@ def test_a_multi_level_program_needs_the_whole_pipeline(tmp_path: Path, run) -> 
     )
     r = ok(run(prog, "--random-inputs", "--check", "--time"))
     assert "check: threads matches interp" in r.stdout
+    # one device, nothing between devices: the kernels are built once, from the SPMD level
+    # (pipeline.lower_for_runtime's route for a program whose devices differ only in windows)
+    for name in ("multi-to-devidx", "devidx-simplify", "form-kernels{spmd=true}", "convert"):
+        assert f"time: {name}" in r.stderr
+    assert "specialize-devices" not in r.stderr
+
+
+def test_a_program_with_messages_is_specialized(tmp_path: Path, run) -> None:
+    """An allreduce makes messages between devices: the default pipeline specializes each
+    device's program (specialize-devices narrows each sender's messages)."""
+    prog = tmp_path / "p.mlir"
+    prog.write_text(
+        '#s = #multi.shard<["CPU:0", "CPU:1"], axis = 0>\n'
+        '#r = #multi.on<["CPU:0", "CPU:1"]>\n'
+        'module attributes {multi.devices = ["CPU:0", "CPU:1"]} {\n'
+        "  func.func @main(%x: tensor<8xf32, #s>) -> tensor<1xf32, #r> {\n"
+        "    %y = tg.reduce add %x [0] : tensor<8xf32, #s> -> tensor<1xf32, #r>\n"
+        "    func.return %y : tensor<1xf32, #r>\n  }\n}\n"
+    )
+    r = ok(run(prog, "--random-inputs", "--check", "--time"))
+    assert "check: threads matches interp" in r.stdout
     for name in ("multi-to-devidx", "devidx-simplify", "specialize-devices", "form-kernels"):
         assert f"time: {name} " in r.stderr
 

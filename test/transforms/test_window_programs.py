@@ -1,0 +1,229 @@
+"""The default pipeline's route for programs whose devices differ only in their shard windows
+(transforms/form_kernels/window_programs.py, pipeline.py `lower_for_runtime`): which programs
+take it, that it gives the kernels specialize-devices gives (the same LLVM IR where no device
+is left without rows), and that what it runs is what the interpreter computes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+
+from xdsl_multi import pipeline
+from xdsl_multi.diagnostics import parse_module
+from xdsl_multi.dialects import make_context
+from xdsl_multi.lowering.jit import split_kernels
+from xdsl_multi.lowering.llvm_target import kernels_llvm_ir
+from xdsl_multi.pipeline import MultiToLLVM
+from xdsl_multi.runtime.interpreter.interpreter import run_module
+from xdsl_multi.transforms.form_kernels.kernel_analysis import MAX_VERSIONS
+from xdsl_multi.transforms.form_kernels.window_programs import windows_only
+from xdsl_multi.transforms.specialize_devices.specialize_devices import SpecializeDevices
+
+ROOT = Path(__file__).resolve().parents[2]
+ROUTE = ("multi-to-devidx", "devidx-simplify", "form-kernels{spmd=true}", "convert-to-llvm")
+TABLE = (
+    "multi-to-devidx",
+    "devidx-simplify",
+    "specialize-devices",
+    "form-kernels",
+    "convert-to-llvm",
+)
+
+
+def parse(text: str) -> ModuleOp:
+    return parse_module(make_context(), text, "test.mlir")
+
+
+def spmd_level(text: str) -> ModuleOp:
+    """`text` at the SPMD level, simplified (where the route is decided)."""
+    module = parse(text)
+    pipeline.lower_for_runtime(
+        module,
+        lambda name, apply: apply() if name in ("multi-to-devidx", "devidx-simplify") else None,
+    )
+    return module
+
+
+def devices(n: int) -> str:
+    return ", ".join(f'"CPU:{i}"' for i in range(n))
+
+
+def row_sums(n: int, rows: int, cols: int) -> str:
+    """(x * x).sum(axis=1) of x (rows, cols) sharded on axis 0 over n devices (BENCH W7's
+    shape when uneven)."""
+    return f"""
+#s = #multi.shard<[{devices(n)}], axis = 0>
+module attributes {{multi.devices = [{devices(n)}]}} {{
+  func.func @main(%x: tensor<{rows}x{cols}xf32, #s>) -> tensor<{rows}x1xf32, #s> {{
+    %sq = arith.mulf %x, %x : tensor<{rows}x{cols}xf32, #s>
+    %r = tg.reduce add %sq [1] : tensor<{rows}x{cols}xf32, #s> -> tensor<{rows}x1xf32, #s>
+    func.return %r : tensor<{rows}x1xf32, #s>
+  }}
+}}
+"""
+
+
+ALLREDUCE = f"""
+#s = #multi.shard<[{devices(2)}], axis = 0>
+#r = #multi.on<[{devices(2)}]>
+module attributes {{multi.devices = [{devices(2)}]}} {{
+  func.func @main(%x: tensor<8xf32, #s>) -> tensor<1xf32, #r> {{
+    %y = tg.reduce add %x [0] : tensor<8xf32, #s> -> tensor<1xf32, #r>
+    func.return %y : tensor<1xf32, #r>
+  }}
+}}
+"""
+
+SELECT_ON_D = """
+module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %d = devidx.device_num : index
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %d, %c0 : index
+    %y = arith.addf %x, %x : tensor<4xf32>
+    %z = arith.select %first, %x, %y : tensor<4xf32>
+    func.return %z : tensor<4xf32>
+  }
+}
+"""
+
+PAD_OF_D = """
+module attributes {multi.devices = ["CPU:0", "CPU:1"]} {
+  func.func @main(%x: tensor<4xf32>) -> tensor<8xf32> {
+    %d = devidx.device_num : index
+    %c4 = arith.constant 4 : index
+    %lo = arith.muli %d, %c4 : index
+    %c1 = arith.constant 1 : index
+    %e = arith.subi %c1, %d : index
+    %hi = arith.muli %e, %c4 : index
+    %p = tg.pad %x [[%lo, %hi]] invalid : tensor<4xf32> -> tensor<8xf32>
+    func.return %p : tensor<8xf32>
+  }
+}
+"""
+
+
+# -- which programs ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["w1_elementwise", "w2_layernorm", "w4_matmul", "w7_uneven", "c1_chain"],
+)
+def test_communication_free_benchmarks_take_the_route(path: str) -> None:
+    text = (ROOT / "bench" / "programs" / f"{path}.mlir").read_text()
+    assert windows_only(spmd_level(text))
+    assert pipeline.lower_for_runtime(parse(text)) == ROUTE
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "bench/programs/w3_sum",
+        "bench/programs/w5_megatron_mlp",
+        "bench/programs/w6_allreduce_n2",
+        "examples/allreduce_mstack",
+        "examples/copies",
+        "examples/uneven",
+    ],
+)
+def test_programs_with_messages_are_specialized(path: str) -> None:
+    text = (ROOT / f"{path}.mlir").read_text()
+    assert not windows_only(spmd_level(text))
+    assert pipeline.lower_for_runtime(parse(text)) == TABLE
+
+
+def test_d_only_in_pad_bounds_is_windows() -> None:
+    assert windows_only(parse(PAD_OF_D))
+
+
+def test_a_choice_by_d_is_not_windows() -> None:
+    assert not windows_only(parse(SELECT_ON_D))
+
+
+def test_d_leaving_index_arithmetic_is_not_windows() -> None:
+    """A value computed from d that becomes data (here an i32), not a bound."""
+    text = PAD_OF_D.replace(
+        "func.return %p",
+        "%n = arith.index_cast %lo : index to i32\n    func.return %p",
+    )
+    assert windows_only(
+        parse(
+            PAD_OF_D.replace(
+                "func.return %p", "%n = arith.addi %lo, %hi : index\n    func.return %p"
+            )
+        )
+    )
+    assert not windows_only(parse(text))
+
+
+def test_more_devices_than_versions_are_specialized() -> None:
+    n = MAX_VERSIONS + 1
+    assert windows_only(spmd_level(row_sums(MAX_VERSIONS, 30, 4)))
+    assert not windows_only(spmd_level(row_sums(n, 30, 4)))
+    assert pipeline.lower_for_runtime(parse(row_sums(n, 30, 4))) == TABLE
+
+
+def test_a_specialized_module_is_not_rerouted() -> None:
+    module = spmd_level(row_sums(3, 7, 5))
+    SpecializeDevices().apply(make_context(), module)
+    assert not windows_only(module)
+
+
+# -- the same kernels ------------------------------------------------------------------------
+
+
+def kernel_definitions(module: ModuleOp) -> list[str]:
+    """The kernels' LLVM IR, names taken out, each once (twins are one)."""
+    return sorted({k.definition for k in split_kernels(kernels_llvm_ir(module))[1]})
+
+
+def both_ways(text: str) -> tuple[list[str], list[str]]:
+    """The kernels of the runtime's route and of the table's pipeline (a module per device)."""
+    routed = parse(text)
+    assert pipeline.lower_for_runtime(routed) == ROUTE
+    table = parse(text)
+    MultiToLLVM().apply(make_context(), table)
+    return kernel_definitions(routed), kernel_definitions(table)
+
+
+@pytest.mark.parametrize(
+    "path", ["w1_elementwise", "w2_layernorm", "w4_matmul", "w7_uneven", "c1_chain"]
+)
+def test_benchmarks_get_the_specialized_kernels(path: str) -> None:
+    routed, table = both_ways((ROOT / "bench" / "programs" / f"{path}.mlir").read_text())
+    assert routed == table
+
+
+@pytest.mark.parametrize("n, rows, cols", [(3, 7, 5), (4, 10, 3), (2, 5, 4), (5, 9, 16)])
+def test_uneven_shards_get_the_specialized_kernels(n: int, rows: int, cols: int) -> None:
+    routed, table = both_ways(row_sums(n, rows, cols))
+    assert routed == table
+
+
+def test_a_device_without_rows_gets_its_version_in_one_kernel() -> None:
+    """4 rows over 3 devices: device 2 owns none. Specialized, it has a kernel of its own
+    that writes its padding row zeros; the route's one kernel branches on d into the same two
+    versions (one per distinct device, SPMD mode's `device_versions`)."""
+    routed, table = both_ways(row_sums(3, 4, 8))
+    assert len(routed) == 1 and len(table) == 2
+    assert routed[0].count("br i1") > table[0].count("br i1")
+
+
+# -- what runs -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n, rows, cols", [(3, 7, 5), (3, 4, 8), (8, 9, 7), (2, 6, 3)])
+def test_the_route_computes_what_the_interpreter_does(n: int, rows: int, cols: int) -> None:
+    import xdsl_multi as xm
+
+    text = row_sums(n, rows, cols)
+    x = np.random.default_rng(n * rows + cols).standard_normal((rows, cols)).astype(np.float32)
+    (want,) = run_module(parse(text), [x])
+    with xm.compile(text) as program:
+        (got,) = program(x)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, (x * x).sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-5)
