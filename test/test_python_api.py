@@ -338,6 +338,25 @@ def test_bad_arguments_are_compile_errors(kwargs: dict[str, object], says: str) 
     assert "error: " in str(info.value) and "Traceback" not in str(info.value)
 
 
+@pytest.mark.parametrize("options", [None, {"multi-to-devidx": "allreduce=ring"}])
+def test_a_pass_missing_from_the_registry_is_a_compile_error(
+    options: dict[str, str] | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broken install (a pass's module gone): a diagnostic before any pass runs, with or
+    without options (without, the passes are built only once, when they run)."""
+    from xdsl_multi import pipeline
+
+    monkeypatch.setenv("XDSL_MULTI_CACHE_DIR", str(tmp_path))
+    every = pipeline.get_all_passes()
+    monkeypatch.setattr(
+        pipeline, "get_all_passes", lambda: {k: v for k, v in every.items() if k != "form-kernels"}
+    )
+    with pytest.raises(xm.CompileError) as info:
+        xm.compile(program(), options=options)
+    assert "the compiled backends need the pass 'form-kernels" in str(info.value)
+    assert "Traceback" not in str(info.value) and "bug" not in str(info.value)
+
+
 def test_a_missing_file_is_a_compile_error(tmp_path: Path) -> None:
     with pytest.raises(xm.CompileError, match="cannot read input file .*nope.mlir"):
         xm.compile(str(tmp_path / "nope.mlir"))

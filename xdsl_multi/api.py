@@ -355,7 +355,8 @@ def _rename_symbol(module: ModuleOp, f: func.FuncOp, new: str) -> None:
 
 def _check_pipeline(level: Level, spmd: bool, options: Mapping[str, str] | None) -> None:
     """Build the pipeline's passes with `options` once, so that a bad option is a diagnostic
-    before anything runs."""
+    before anything runs (without options there is nothing to check: the passes are built
+    once, when they run)."""
     if options is not None and not isinstance(options, Mapping):
         raise diagnostics.CompileError(
             f"options must map a pass name to its options, found {type(options).__name__}"
@@ -376,6 +377,8 @@ def _check_pipeline(level: Level, spmd: bool, options: Mapping[str, str] | None)
             raise diagnostics.CompileError(
                 f"bad options for pass '{name}' ({text!r}): {message}"
             ) from None
+    if not options:
+        return  # the table's own passes: a missing one is reported when `_lower` builds them
     try:
         pipeline.build_pipeline(pipeline.pipeline_specs(level, spmd=spmd, options=options))
     except pipeline.PassUnavailable as e:
@@ -393,15 +396,18 @@ def _lower(
     """The pipeline from the module's level to the llvm level, in place, through the pipeline
     cache (`cache`: the threads backend's, else the default; `XDSL_MULTI_PIPELINE_CACHE=0`
     turns it off), storing its entry unless `store` is False."""
-    lower_cached(
-        module,
-        cache if cache is not None else PipelineCache.from_env(),
-        spmd=spmd,
-        options=options,
-        source=source,
-        each_pass=run_pass,
-        store=store,
-    )
+    try:
+        lower_cached(
+            module,
+            cache if cache is not None else PipelineCache.from_env(),
+            spmd=spmd,
+            options=options,
+            source=source,
+            each_pass=run_pass,
+            store=store,
+        )
+    except pipeline.PassUnavailable as e:  # raised before any pass runs
+        raise diagnostics.CompileError(f"the compiled backends need {e}") from None
 
 
 def _check_devices(found: int, asked: int | None) -> None:
