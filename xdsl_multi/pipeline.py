@@ -23,10 +23,10 @@ only needs convert-to-llvm, an llvm-level one nothing. SPMD mode builds the kern
 the device number as an argument (no specialize-devices); a module already specialized per
 device goes on as usual. In the default mode, a program whose devices differ only in their
 shard windows takes SPMD mode's route from the SPMD level (`lower_for_runtime`): the same
-kernels as specialize-devices would give, built once. Options are given by pass name, in the pipeline syntax
-(`{"multi-to-devidx": "allreduce=ring ring-threshold=0"}`), and override the table's. The
-passes come from the registry (passes.py) by name; `multi-to-llvm` (below) is the whole
-pipeline as one pass.
+kernels as specialize-devices would give, built once. Options are given by pass name, in the
+pipeline syntax (`{"multi-to-devidx": "allreduce=ring ring-threshold=0"}`), and override the
+table's. The passes come from the registry (passes.py) by name; `multi-to-llvm` (below) is
+the whole pipeline as one pass.
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ from xdsl_multi.dialects.devidx import DEVICE_ATTR
 from xdsl_multi.dialects.multi import listed_devices
 from xdsl_multi.transforms.form_kernels.kernel_analysis import MAX_VERSIONS
 
-_DEVICE_FREE = (devidx.InvalidOp,)
-"""devidx ops that do not involve another device or a choice by d."""
+_LOCAL = (devidx.DeviceNumOp, devidx.InvalidOp, devidx.LookupOp)
+"""The devidx ops that involve no other device and no choice of values by d."""
 
 
 def windows_only(module: ModuleOp) -> bool:
@@ -53,10 +53,10 @@ def windows_only(module: ModuleOp) -> bool:
     for op in module.walk():
         if isinstance(op, ModuleOp) and DEVICE_ATTR in op.attributes:
             return False  # already specialized
+        if op.dialect_name() == "devidx" and not isinstance(op, _LOCAL):
+            return False
         if isinstance(op, devidx.DeviceNumOp):
             device_numbers.append(op.result)
-        elif op.dialect_name() == "devidx" and not isinstance(op, (*_DEVICE_FREE, devidx.LookupOp)):
-            return False
     return _ends_in_bounds(device_numbers)
 
 
