@@ -382,7 +382,7 @@ def _check_pipeline(level: Level, spmd: bool, options: Mapping[str, str] | None)
     try:
         pipeline.build_pipeline(pipeline.pipeline_specs(level, spmd=spmd, options=options))
     except pipeline.PassUnavailable as e:
-        raise diagnostics.CompileError(f"the compiled backends need {e}") from None
+        raise _unavailable(e) from None
 
 
 def _lower(
@@ -407,7 +407,12 @@ def _lower(
             store=store,
         )
     except pipeline.PassUnavailable as e:  # raised before any pass runs
-        raise diagnostics.CompileError(f"the compiled backends need {e}") from None
+        raise _unavailable(e) from None
+
+
+def _unavailable(e: pipeline.PassUnavailable) -> diagnostics.CompileError:
+    """The diagnostic of a pass missing from the registry (a broken install)."""
+    return diagnostics.CompileError(f"the compiled backends need {e}")
 
 
 def _check_devices(found: int, asked: int | None) -> None:
