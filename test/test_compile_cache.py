@@ -334,9 +334,9 @@ def test_multi_run_time_says_miss_then_hit(tmp_path: Path) -> None:
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
     assert "time: pipeline cache miss" in first.stderr
     assert "time: pipeline cache store" in first.stderr
-    assert "time: specialize-devices" in first.stderr
+    assert "time: devidx-simplify" in first.stderr
     assert "time: pipeline cache hit" in second.stderr
-    assert "time: specialize-devices 0.000000 s (skipped: pipeline cache hit)" in second.stderr
+    assert "time: devidx-simplify 0.000000 s (skipped: pipeline cache hit)" in second.stderr
     assert first.stdout == second.stdout
     off = _multi_run(prog, {**env, ENABLE_ENV: "0"})
     assert off.returncode == 0 and "pipeline cache" not in off.stderr

@@ -43,7 +43,11 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl_multi.dialects import make_context
 from xdsl_multi.levels import Level, detect_level
 from xdsl_multi.passes import get_all_passes
-from xdsl_multi.transforms.form_kernels.window_programs import windows_only
+from xdsl_multi.transforms.form_kernels.window_programs import (
+    SMALL_ALLREDUCE,
+    small_allreduces_only,
+    windows_only,
+)
 
 PIPELINE: dict[Level, tuple[str, Level]] = {
     Level.MULTI: ("multi-to-devidx", Level.SPMD),
@@ -142,11 +146,23 @@ def lower_for_runtime(
     The default mode's route for a program whose devices differ only in their shard windows
     (transforms/form_kernels/window_programs.py `windows_only`, decided at the SPMD level,
     before specialize-devices): form-kernels{spmd=true} builds the kernels specialize-devices
-    would give, once instead of once per device, so the rest is SPMD mode's. The
-    `multi-to-llvm` pass keeps the table's passes (SPEC §5: a module per device)."""
-    specs = list(pipeline_specs(detect_level(module), spmd=spmd, options=options))
-    passes = list(build_pipeline(tuple(specs)).passes)
+    would give, once instead of once per device, so the rest is SPMD mode's. A program that
+    is such a program but for allreduces of a few elements (BENCH W3's sum) takes SPMD mode's
+    passes from the multi level (`_small_allreduces_route`). The `multi-to-llvm` pass keeps
+    the table's passes (SPEC §5: a module per device)."""
+    level = detect_level(module)
     ctx = make_context()
+    if (
+        not spmd
+        and level == Level.MULTI
+        and _naive_allreduces(options)
+        and small_allreduces_only(module)
+    ):
+        routed = _small_allreduces_route(module, ctx, each_pass, options)
+        if routed is not None:
+            return routed
+    specs = list(pipeline_specs(level, spmd=spmd, options=options))
+    passes = list(build_pipeline(tuple(specs)).passes)
     k = 0
     while k < len(specs):
         if specs[k].name == SPECIALIZE and windows_only(module):
@@ -155,6 +171,55 @@ def lower_for_runtime(
         each_pass(str(specs[k]), lambda p=passes[k]: p.apply(ctx, module))
         k += 1
     return tuple(str(s) for s in specs)
+
+
+def _small_allreduces_route(
+    module: ModuleOp,
+    ctx: Context,
+    each_pass: Callable[[str, Callable[[], None]], None],
+    options: Options | None,
+) -> tuple[str, ...] | None:
+    """The default mode's route for a program whose devices differ only in their shard windows
+    but for allreduces of a few elements (window_programs.py, `small_allreduces_only` at the
+    multi level): SPMD mode's passes, each allreduce one `devidx.allreduce` the runtime
+    moves, when the program lowered so is `windows_only` with SMALL_ALLREDUCE. Returns the
+    passes run, or None, with `module` as it was, when the program is not such a program
+    (or SPMD mode's lowering of it fails: the table's route then says why)."""
+    specs = list(pipeline_specs(Level.MULTI, spmd=True, options=options))
+    passes = build_pipeline(tuple(specs)).passes
+    at_spmd = [s.name for s in specs].index(SIMPLIFY) + 1
+    backup = module.clone()
+    try:
+        for spec, p in zip(specs[:at_spmd], passes[:at_spmd]):
+            each_pass(str(spec), lambda p=p: p.apply(ctx, module))
+        routed = windows_only(module, SMALL_ALLREDUCE)
+    except Exception:  # noqa: BLE001 (the table's route runs next, and reports the error)
+        routed = False
+    if not routed:
+        _restore(module, backup)
+        return None
+    for spec, p in zip(specs[at_spmd:], passes[at_spmd:]):
+        each_pass(str(spec), lambda p=p: p.apply(ctx, module))
+    return tuple(str(s) for s in specs)
+
+
+def _naive_allreduces(options: Options | None) -> bool:
+    """Whether multi-to-devidx's options leave a small allreduce naive (the `allreduce`
+    option absent, `auto` or `naive`): another schedule asked for by name is specialized."""
+    text = (options or {}).get("multi-to-devidx")
+    if text is None:
+        return True
+    asked = _options_of("multi-to-devidx", text).parameters.get("allreduce", ("auto",))
+    return tuple(asked) in (("auto",), ("naive",))
+
+
+def _restore(module: ModuleOp, backup: ModuleOp) -> None:
+    """`module` made what `backup` (its clone, taken before) is: body and attributes."""
+    for block in list(module.body.blocks):
+        module.body.detach_block(block).erase(safe_erase=False)
+    backup.body.move_blocks(module.body)
+    module.attributes = dict(backup.attributes)
+    module.properties = dict(backup.properties)
 
 
 def _windows_route(options: Options | None) -> list[ArgSpec]:
@@ -183,8 +248,7 @@ class MultiToLLVM(ModulePass):
     def options(self) -> dict[str, str]:
         """The options by pass name that this pass gives the pipeline."""
         return {
-            "multi-to-devidx": f'allreduce="{self.allreduce}" '
-            f"ring-threshold={self.ring_threshold}"
+            "multi-to-devidx": f'allreduce="{self.allreduce}" ring-threshold={self.ring_threshold}'
         }
 
     def passes(self) -> tuple[ModulePass, ...]:

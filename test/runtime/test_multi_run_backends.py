@@ -107,7 +107,10 @@ def test_threads_and_interp_print_the_same_results(files: dict[str, Path], run) 
     assert "result1: tensor<4xf32" in threads.stdout
 
 
-def test_a_multi_level_program_needs_the_whole_pipeline(tmp_path: Path, run) -> None:
+def test_a_multi_level_program_needs_the_whole_pipeline(
+    tmp_path: Path, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDSL_MULTI_PIPELINE_CACHE", "0")  # the passes run, whatever ran before
     prog = tmp_path / "p.mlir"
     prog.write_text(
         "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
@@ -123,22 +126,51 @@ def test_a_multi_level_program_needs_the_whole_pipeline(tmp_path: Path, run) -> 
     assert "specialize-devices" not in r.stderr
 
 
-def test_a_program_with_messages_is_specialized(tmp_path: Path, run) -> None:
-    """An allreduce makes messages between devices: the default pipeline specializes each
-    device's program (specialize-devices narrows each sender's messages)."""
-    prog = tmp_path / "p.mlir"
-    prog.write_text(
+def _sum_to_every_device(columns: int) -> str:
+    """x (8, columns) sharded on axis 0 over 2 devices, summed over axis 0 to both: a local
+    sum and an allreduce of `columns` elements."""
+    return (
         '#s = #multi.shard<["CPU:0", "CPU:1"], axis = 0>\n'
         '#r = #multi.on<["CPU:0", "CPU:1"]>\n'
         'module attributes {multi.devices = ["CPU:0", "CPU:1"]} {\n'
-        "  func.func @main(%x: tensor<8xf32, #s>) -> tensor<1xf32, #r> {\n"
-        "    %y = tg.reduce add %x [0] : tensor<8xf32, #s> -> tensor<1xf32, #r>\n"
-        "    func.return %y : tensor<1xf32, #r>\n  }\n}\n"
+        f"  func.func @main(%x: tensor<8x{columns}xf32, #s>) -> tensor<1x{columns}xf32, #r> {{\n"
+        f"    %y = tg.reduce add %x [0] : tensor<8x{columns}xf32, #s> -> tensor<1x{columns}xf32, #r>\n"
+        f"    func.return %y : tensor<1x{columns}xf32, #r>\n  }}\n}}\n"
     )
+
+
+def test_a_program_with_messages_is_specialized(
+    tmp_path: Path, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An allreduce of 2048 elements moves data between devices: the default pipeline
+    specializes each device's program (specialize-devices narrows each sender's messages)."""
+    monkeypatch.setenv("XDSL_MULTI_PIPELINE_CACHE", "0")
+    prog = tmp_path / "p.mlir"
+    prog.write_text(_sum_to_every_device(2048))
     r = ok(run(prog, "--random-inputs", "--check", "--time"))
     assert "check: threads matches interp" in r.stdout
     for name in ("multi-to-devidx", "devidx-simplify", "specialize-devices", "form-kernels"):
         assert f"time: {name} " in r.stderr
+
+
+def test_a_small_allreduce_takes_spmd_modes_passes(
+    tmp_path: Path, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An allreduce of 4 elements is latency, not data: the default pipeline builds the
+    program once, as SPMD mode does, and the runtime moves the allreduce (pipeline.py
+    `_small_allreduces_route`)."""
+    monkeypatch.setenv("XDSL_MULTI_PIPELINE_CACHE", "0")
+    prog = tmp_path / "p.mlir"
+    prog.write_text(_sum_to_every_device(4))
+    r = ok(run(prog, "--random-inputs", "--check", "--time"))
+    assert "check: threads matches interp" in r.stdout
+    for name in (
+        'multi-to-devidx{collectives="ops"}',
+        "devidx-simplify",
+        "form-kernels{spmd=true}",
+    ):
+        assert f"time: {name} " in r.stderr
+    assert "specialize-devices" not in r.stderr
 
 
 def test_progress_line_for_slow_compiles(

@@ -14,16 +14,27 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl_multi import pipeline
 from xdsl_multi.diagnostics import parse_module
 from xdsl_multi.dialects import make_context
+from xdsl_multi.levels import Level
 from xdsl_multi.lowering.jit import split_kernels
 from xdsl_multi.lowering.llvm_target import kernels_llvm_ir
 from xdsl_multi.pipeline import MultiToLLVM
 from xdsl_multi.runtime.interpreter.interpreter import run_module
 from xdsl_multi.transforms.form_kernels.kernel_analysis import MAX_VERSIONS
-from xdsl_multi.transforms.form_kernels.window_programs import windows_only
+from xdsl_multi.transforms.form_kernels.window_programs import (
+    SMALL_ALLREDUCE,
+    small_allreduces_only,
+    windows_only,
+)
 from xdsl_multi.transforms.specialize_devices.specialize_devices import SpecializeDevices
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUTE = ("multi-to-devidx", "devidx-simplify", "form-kernels{spmd=true}", "convert-to-llvm")
+SMALL_ALLREDUCES_ROUTE = (
+    'multi-to-devidx{collectives="ops"}',
+    "devidx-simplify",
+    "form-kernels{spmd=true}",
+    "convert-to-llvm",
+)
 TABLE = (
     "multi-to-devidx",
     "devidx-simplify",
@@ -37,13 +48,15 @@ def parse(text: str) -> ModuleOp:
     return parse_module(make_context(), text, "test.mlir")
 
 
-def spmd_level(text: str) -> ModuleOp:
-    """`text` at the SPMD level, simplified (where the route is decided)."""
+def spmd_level(text: str, collectives: str = "fetches") -> ModuleOp:
+    """`text` at the SPMD level, simplified (where the route is decided), its allreduces
+    lowered to fetches (the table's multi-to-devidx) or to ops (SPMD mode's)."""
     module = parse(text)
-    pipeline.lower_for_runtime(
-        module,
-        lambda name, apply: apply() if name in ("multi-to-devidx", "devidx-simplify") else None,
+    specs = pipeline.pipeline_specs(
+        Level.MULTI, spmd=collectives == "ops", options={"multi-to-devidx": ""}
     )
+    simplified = [s for s in specs if s.name in ("multi-to-devidx", "devidx-simplify")]
+    pipeline.build_pipeline(tuple(simplified)).apply(make_context(), module)
     return module
 
 
@@ -122,18 +135,104 @@ def test_communication_free_benchmarks_take_the_route(path: str) -> None:
 @pytest.mark.parametrize(
     "path",
     [
-        "bench/programs/w3_sum",
         "bench/programs/w5_megatron_mlp",
         "bench/programs/w6_allreduce_n2",
         "examples/allreduce_mstack",
         "examples/copies",
-        "examples/uneven",
     ],
 )
 def test_programs_with_messages_are_specialized(path: str) -> None:
     text = (ROOT / f"{path}.mlir").read_text()
     assert not windows_only(spmd_level(text))
     assert pipeline.lower_for_runtime(parse(text)) == TABLE
+
+
+def sum_rows_to_all(n: int, rows: int, cols: int, kind: str = "add", over: int = 0) -> str:
+    """x (rows, cols) sharded on axis 0 over the first `over` (default: all n) of n devices,
+    reduced over axis 0 to every one of those devices: a local reduce and an allreduce of
+    `cols` elements (BENCH W3 with cols = 1)."""
+    on = devices(over or n)
+    return f"""
+#s = #multi.shard<[{on}], axis = 0>
+#r = #multi.on<[{on}]>
+module attributes {{multi.devices = [{devices(n)}]}} {{
+  func.func @main(%x: tensor<{rows}x{cols}xf32, #s>) -> tensor<1x{cols}xf32, #r> {{
+    %y = tg.reduce {kind} %x [0] : tensor<{rows}x{cols}xf32, #s> -> tensor<1x{cols}xf32, #r>
+    func.return %y : tensor<1x{cols}xf32, #r>
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("path", ["bench/programs/w3_sum", "examples/uneven"])
+def test_small_allreduces_take_spmd_modes_route(path: str) -> None:
+    """BENCH W3's sum and the uneven example's column sums: windows and allreduces of a few
+    elements. Lowered as the table does it they have fetches; as SPMD mode does, one
+    `devidx.allreduce` each, which the route lets through."""
+    text = (ROOT / f"{path}.mlir").read_text()
+    assert small_allreduces_only(parse(text))
+    assert not windows_only(spmd_level(text, "ops"))
+    assert windows_only(spmd_level(text, "ops"), SMALL_ALLREDUCE)
+    assert pipeline.lower_for_runtime(parse(text)) == SMALL_ALLREDUCES_ROUTE
+
+
+def test_an_allreduce_over_small_allreduce_elements_is_specialized() -> None:
+    at_limit, over = (
+        sum_rows_to_all(2, 4, SMALL_ALLREDUCE),
+        sum_rows_to_all(2, 4, SMALL_ALLREDUCE + 1),
+    )
+    assert small_allreduces_only(parse(at_limit))
+    assert pipeline.lower_for_runtime(parse(at_limit)) == SMALL_ALLREDUCES_ROUTE
+    assert not small_allreduces_only(parse(over))
+    assert not windows_only(spmd_level(over, "ops"), SMALL_ALLREDUCE)
+    assert pipeline.lower_for_runtime(parse(over)) == TABLE
+
+
+@pytest.mark.parametrize(
+    "options, routed",
+    [("allreduce=naive", True), ("allreduce=auto", True), ("ring-threshold=0", False),
+     ("allreduce=ring", False), ("allreduce=all2all", False)],
+)  # fmt: skip
+def test_an_allreduce_schedule_asked_for_is_specialized(options: str, routed: bool) -> None:
+    """Over 3 devices, `auto` takes the ring for more than ring-threshold elements; a ring or
+    an all2all (asked for, or chosen) is specialized mode's schedule."""
+    ran = pipeline.lower_for_runtime(
+        parse(sum_rows_to_all(3, 9, 4)), options={"multi-to-devidx": options}
+    )
+    assert ran[1:] == (SMALL_ALLREDUCES_ROUTE if routed else TABLE)[1:]
+
+
+def test_a_program_the_route_refuses_is_lowered_from_where_it_was() -> None:
+    """Sharded over two of three devices: its allreduce has a members table, which the
+    route does not take (`windows_only`), though the types alone let it try. The table's
+    passes then run on the program as it was before the try."""
+    text = sum_rows_to_all(3, 6, 4, over=2)
+    assert small_allreduces_only(parse(text))
+    assert not windows_only(spmd_level(text, "ops"), SMALL_ALLREDUCE)
+    module = parse(text)
+    assert pipeline.lower_for_runtime(module) == TABLE
+    expected = parse(text)
+    MultiToLLVM().apply(make_context(), expected)
+    assert sorted(kernel_definitions(module)) == sorted(kernel_definitions(expected))
+
+
+@pytest.mark.parametrize("path", ["examples/copies", "examples/allreduce_mstack"])
+def test_copies_and_choices_by_device_do_not_try_the_route(path: str) -> None:
+    assert not small_allreduces_only(parse((ROOT / f"{path}.mlir").read_text()))
+
+
+def test_a_reduce_over_mesh_dims_does_not_try_the_route() -> None:
+    mesh = """
+#s = #multi.shard<["CPU:0", "CPU:1", "CPU:2", "CPU:3"], mesh = [2, 2], axes = [0, 1]>
+#r = #multi.on<["CPU:0", "CPU:1", "CPU:2", "CPU:3"]>
+module attributes {multi.devices = ["CPU:0", "CPU:1", "CPU:2", "CPU:3"]} {
+  func.func @main(%x: tensor<4x4xf32, #s>) -> tensor<1x1xf32, #r> {
+    %y = tg.reduce add %x [0, 1] : tensor<4x4xf32, #s> -> tensor<1x1xf32, #r>
+    func.return %y : tensor<1x1xf32, #r>
+  }
+}
+"""
+    assert not small_allreduces_only(parse(mesh))
 
 
 def test_d_only_in_pad_bounds_is_windows() -> None:
@@ -222,3 +321,23 @@ def test_the_route_computes_what_the_interpreter_does(n: int, rows: int, cols: i
         (got,) = program(x)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(got, (x * x).sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "n, rows, cols, kind",
+    [(2, 8, 1, "add"), (3, 7, 5, "add"), (5, 9, 3, "max"), (8, 17, 2, "add"), (4, 4, 6, "max")],
+)
+def test_small_allreduces_compute_what_the_interpreter_does(
+    n: int, rows: int, cols: int, kind: str
+) -> None:
+    import xdsl_multi as xm
+
+    text = sum_rows_to_all(n, rows, cols, kind)
+    assert pipeline.lower_for_runtime(parse(text)) == SMALL_ALLREDUCES_ROUTE
+    x = np.random.default_rng(n * rows + cols).standard_normal((rows, cols)).astype(np.float32)
+    (want,) = run_module(parse(text), [x])
+    with xm.compile(text) as program:
+        (got,) = program(x)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    numpy = x.sum(axis=0) if kind == "add" else x.max(axis=0)
+    np.testing.assert_allclose(got, np.broadcast_to(numpy, (n, 1, cols)), rtol=1e-5, atol=1e-5)
