@@ -1,6 +1,6 @@
-"""JIT for kernels: LLVM IR -> machine code for this CPU (llvmlite MCJIT, O3, without LLVM's
-loop unroller for kernels of more than one loop, `loop_unrolling`; O2 for a kernel that chains
-many loops, `opt_level`) -> ctypes calls.
+"""JIT for kernels: LLVM IR -> machine code for this CPU (llvmlite MCJIT, O3 without LLVM's
+loop unroller, `LOOP_UNROLLING`; O2 for a kernel that chains many loops, `opt_level`) ->
+ctypes calls.
 
     cache = KernelCache()                                   # one per runtime / process
     kernels = cache.compile_kernels(module_after_convert_to_llvm)   # or LLVM IR text
@@ -74,7 +74,6 @@ def default_cache_dir() -> Path:
 # ---------------------------------------------------------------------------------------------
 # Arguments
 # ---------------------------------------------------------------------------------------------
-
 
 
 @dataclass(frozen=True)
@@ -235,21 +234,19 @@ def opt_level(text: str) -> int:
     return 2 if len(_LOOP_HEADER.findall(text)) > CHAIN_OF_LOOPS else 3
 
 
-def loop_unrolling(text: str) -> bool:
-    """Whether LLVM's loop unroller runs on a kernel's IR text: only on a kernel of one loop
-    (counted as opt_level counts them), a long sum (BENCH W3, W6: maybe 8% of its steady
-    state, for little code). Not on a nest of loops at O3: there the loop vectorizer's
-    interleaving already puts several vectors in each iteration of the inner loops, and the
-    unroller then fully unrolled those of constant trip count (BENCH W2's 1024 columns: 16
-    iterations, 3 loops; W7's 999), which tripled the machine code and doubled LLVM's time (W2
-    40 -> 20 ms, W7 45 -> 25 ms) and measured no faster in steady state (W2, W7; the matmul
-    nests of W4 and W5 the same: their register tiles are unrolled by form-kernels). Nor on a
-    chain at O2 (BENCH C1, 100 loops of 256 columns): unrolling each vectorized loop's 16
-    iterations was 45% of LLVM's optimization time and 65% of its code generation time (C1's
-    kernel: opt 1030 -> 560 ms, codegen 440 -> 160 ms, 52 -> 13 KB of object code) for the
-    same steady state (730 us either way, best of 600 calls interleaved). Part of the
-    object-code key."""
-    return len(_LOOP_HEADER.findall(text)) <= 1
+LOOP_UNROLLING = False
+"""LLVM's loop unroller does not run. The loop vectorizer already interleaves several vectors
+per iteration (several accumulators for a sum); the unroller then repeated that body or fully
+unrolled the constant-trip inner loops (BENCH W2's 1024 columns: 16 iterations, 3 loops;
+W7's 999), which tripled the machine code and doubled LLVM's time (W2 40 -> 20 ms, W7 45 ->
+25 ms) and measured no faster in steady state (W2, W7; the matmul nests of W4 and W5 the
+same: their register tiles are unrolled by form-kernels). On a chain at O2 (BENCH C1, 100
+loops of 256 columns) it was 45% of LLVM's optimization time and 65% of its code generation
+time (C1's kernel: opt 1030 -> 560 ms, codegen 440 -> 160 ms, 52 -> 13 KB of object code)
+for the same steady state. Round 12 turned it off for kernels of one loop too (a long sum,
+BENCH W3 and W6): 2 of W3's ~7 ms of LLVM, the same steady state (W3 1.40 / 1.39 ms, W6 at
+N = 2 1.77 / 1.78 ms, unrolled / not, best of 8 x 30 interleaved), since a sum over memory
+is bound by memory and the unrolled body kept the vectorizer's 4 accumulators."""
 
 
 _PARAMETERS = re.compile(r"^define\b[^(\n]*\(([^)\n]*)\)")
@@ -345,7 +342,7 @@ class KernelCache:
         """Keys of the kernels whose machine code the engine holds (compiled or loaded here,
         also those that came in a group's object without being asked for)."""
         self._salt = "\n".join(
-            ["xdsl-multi jit 1", llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)),
+            ["xdsl-multi jit 2", llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)),
              self.triple, self.cpu, self.features]
         )  # fmt: skip
 
@@ -376,8 +373,7 @@ class KernelCache:
                 if wanted is not None and kernel.name not in wanted:
                     continue
                 level = opt_level(kernel.definition)
-                unroll = "unroll" if loop_unrolling(kernel.definition) else "no-unroll"
-                material = f"{self._salt}\nO{level} {unroll}\n{common}\n{kernel.definition}"
+                material = f"{self._salt}\nO{level}\n{common}\n{kernel.definition}"
                 key = hashlib.sha256(material.encode()).hexdigest()
                 keyed.append((key, kernel))
                 if key in self._compiled or key in pending:  # (a twin: compiled once)
@@ -415,13 +411,13 @@ class KernelCache:
         """`text` after the pipeline this cache uses (`opt_level`: O3, O2 for a chain of many
         loops), for tests and inspection."""
         module = self._parse(text)
-        self._optimize(module, not many_loops(text), opt_level(text), loop_unrolling(text))
+        self._optimize(module, not many_loops(text), opt_level(text))
         return str(module)
 
     def assembly(self, text: str) -> str:
         """The machine code of `text` (optimized as `optimized_ir`) as assembly."""
         module = self._parse(text)
-        self._optimize(module, not many_loops(text), opt_level(text), loop_unrolling(text))
+        self._optimize(module, not many_loops(text), opt_level(text))
         return self.target_machine.emit_assembly(module)
 
     # -- compiling -----------------------------------------------------------------------
@@ -433,13 +429,11 @@ class KernelCache:
         module.verify()
         return module
 
-    def _optimize(
-        self, module: Any, interleave: bool = True, level: int = 3, unroll: bool = True
-    ) -> None:
+    def _optimize(self, module: Any, interleave: bool = True, level: int = 3) -> None:
         tuning = llvm.create_pipeline_tuning_options(speed_level=level)
         tuning.loop_vectorization = True
         tuning.slp_vectorization = True
-        tuning.loop_unrolling = unroll
+        tuning.loop_unrolling = LOOP_UNROLLING
         # `interleave` False for a kernel of many loops (BENCH C1: 100): LLVM then spends a
         # fifth less time on it and, on C1, makes code of the same size; small kernels keep
         # interleaving (a sum's interleaved accumulators hide the add latency).
@@ -459,7 +453,7 @@ class KernelCache:
         all (it links and maps memory: once per call, not per kernel)."""
         symbols = {key: f"k_{key[:32]}" for key in kernels}
         arg_types: dict[str, list[str]] = {}
-        to_compile: dict[tuple[bool, int, bool], dict[str, _KernelText]] = {}
+        to_compile: dict[tuple[bool, int], dict[str, _KernelText]] = {}
         loaded: set[str] = set()
         """The objects loaded from disk in this call, and the kernels they hold."""
         loaded_now: set[str] = set()
@@ -503,10 +497,9 @@ class KernelCache:
             setting = (
                 not many_loops(kernel.definition),
                 opt_level(kernel.definition),
-                loop_unrolling(kernel.definition),
             )
             to_compile.setdefault(setting, {})[key] = kernel
-        for (interleave, level, unroll), group in to_compile.items():
+        for (interleave, level), group in to_compile.items():
             start = time.perf_counter()
             text = "\n".join(
                 [common]
@@ -521,7 +514,7 @@ class KernelCache:
             module.name = _group_key(group)
             self.stats.parse_s += time.perf_counter() - start
             start = time.perf_counter()
-            self._optimize(module, interleave, level, unroll)
+            self._optimize(module, interleave, level)
             self.stats.optimize_s += time.perf_counter() - start
             self._to_store[module.name] = frozenset(group)
             self.stats.compiled += len(group)
@@ -544,9 +537,7 @@ class KernelCache:
         """Hand `module` to the engine (made now, with it, if this is the first)."""
         if self._engine is None:
             self._engine = llvm.create_mcjit_compiler(module, self.target_machine)
-            self._engine.set_object_cache(
-                notify_func=self._notify, getbuffer_func=self._getbuffer
-            )
+            self._engine.set_object_cache(notify_func=self._notify, getbuffer_func=self._getbuffer)
         else:
             self._engine.add_module(module)
 
