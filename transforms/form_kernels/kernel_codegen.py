@@ -375,21 +375,7 @@ class KernelEmitter:
             return
         plan = self.plan
         groups: list[tuple[Block, list[int]]] = []  # each distinct version's code, its devices
-        built: list[tuple[SNode, Valid, dict[Var, list[tuple[int, int]]], list[int]]] = []
         for k, version in enumerate(plan.versions):
-            twin = next(
-                (
-                    devices
-                    for value, valid, segments, devices in built
-                    if value is version.value
-                    and valid is version.valid
-                    and segments == version.segments
-                ),
-                None,
-            )
-            if twin is not None:  # the same element and loop splits (BENCH W7: two devices
-                twin.append(k)  # of 334 rows): the same code, not built again
-                continue
             block = self.emit_version(version)
             same = next((g for g in groups if g[0].is_structurally_equivalent(block)), None)
             if same is None:
@@ -397,8 +383,6 @@ class KernelEmitter:
             else:  # the same code as an earlier version's: that branch takes device k too
                 block.drop_all_references()
                 same[1].append(k)
-            devices = same[1] if same is not None else groups[-1][1]
-            built.append((version.value, version.valid, version.segments, devices))
         if len(groups) > 1:
             merged = self.merge_by_bounds(groups)
             if merged is not None:
@@ -676,8 +660,7 @@ class KernelEmitter:
         tiled = {n.id for nodes in groups.values() for n in nodes}
         budget = self.plan.pack_bytes
         columns, ks = panel_candidates(
-            row0,
-            tiled,
+            row0, tiled,
             lambda n, k: packable(n, k, tj, ti, None, column_frame, self.var_at),
         )
         for base in columns[0].values():
