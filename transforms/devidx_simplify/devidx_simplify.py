@@ -88,7 +88,8 @@ class TypedPatternApplier(RewritePattern):
     def for_type(self, op_type: type[Operation]) -> list[RewritePattern]:
         found = self._by_type.get(op_type)
         if found is None:
-            found = [p for p in self.patterns if _admits(p, op_type)]
+            ancestors = frozenset(op_type.__mro__)
+            found = [p for p in self.patterns if _admits(p, op_type, ancestors)]
             self._by_type[op_type] = found
         return found
 
@@ -102,12 +103,18 @@ class TypedPatternApplier(RewritePattern):
                 return
 
 
-def _admits(pattern: RewritePattern, op_type: type[Operation]) -> bool:
+def _admits(
+    pattern: RewritePattern, op_type: type[Operation], ancestors: frozenset[type]
+) -> bool:
+    """Whether `pattern` may act on ops of class `op_type` (whose MRO is `ancestors`): a
+    tuple of op classes is matched against the MRO (issubclass without ABCMeta's Python-level
+    check, which was a fifth of devidx-simplify on a small program; op classes are never
+    registered as virtual subclasses)."""
     op_types: OpTypes | None = getattr(type(pattern), "op_types", None)
     if op_types is None:
         return True
     if isinstance(op_types, tuple):
-        return issubclass(op_type, op_types)
+        return not ancestors.isdisjoint(op_types)
     return op_types(op_type)
 
 
