@@ -66,6 +66,7 @@ from xdsl_multi.transforms.form_kernels.scalar_graph import (
     FillInfo,
     SNode,
     Valid,
+    alpha_equal,
     walk,
     zero_of,
 )
@@ -375,7 +376,13 @@ class KernelEmitter:
             return
         plan = self.plan
         groups: list[tuple[Block, list[int]]] = []  # each distinct version's code, its devices
+        unsplit: list[tuple[KernelPlan, list[int]]] = []  # versions with no loop split
         for k, version in enumerate(plan.versions):
+            if not version.segments:
+                twin = next((d for v, d in unsplit if _same_element(v, version)), None)
+                if twin is not None:  # the same element on the same loops: the same code
+                    twin.append(k)  # (BENCH W7: the two devices of 334 rows), not built again
+                    continue
             block = self.emit_version(version)
             same = next((g for g in groups if g[0].is_structurally_equivalent(block)), None)
             if same is None:
@@ -383,6 +390,8 @@ class KernelEmitter:
             else:  # the same code as an earlier version's: that branch takes device k too
                 block.drop_all_references()
                 same[1].append(k)
+            if not version.segments:
+                unsplit.append((version, same[1] if same is not None else groups[-1][1]))
         if len(groups) > 1:
             merged = self.merge_by_bounds(groups)
             if merged is not None:
@@ -660,7 +669,8 @@ class KernelEmitter:
         tiled = {n.id for nodes in groups.values() for n in nodes}
         budget = self.plan.pack_bytes
         columns, ks = panel_candidates(
-            row0, tiled,
+            row0,
+            tiled,
             lambda n, k: packable(n, k, tj, ti, None, column_frame, self.var_at),
         )
         for base in columns[0].values():
@@ -703,6 +713,19 @@ def _segments(v: Var, tile: int) -> list[tuple[tuple[int, int] | None, int]]:
 # --------------------------------------------------------------------------------------------
 # Kernel functions
 # --------------------------------------------------------------------------------------------
+
+
+def _same_element(a: KernelPlan, b: KernelPlan) -> bool:
+    """Whether two device versions of a kernel with no loop split build the same code: the
+    same output loops and index, and the same element and validity but for the variables
+    their reductions bind (scalar_graph.alpha_equal); emit_nest then stores the one element
+    on the same loops."""
+    return (
+        a.order == b.order
+        and a.index == b.index
+        and alpha_equal(a.value, b.value)
+        and alpha_equal(a.valid, b.valid)
+    )
 
 
 def build_kernel(plan: KernelPlan, name: str) -> func.FuncOp:

@@ -320,6 +320,63 @@ class Graph:
         return self.op(arith.RemUIOp, [x, k], IndexType())
 
 
+def alpha_equal(a: Valid, b: Valid) -> bool:
+    """Whether `a` and `b` are the same scalar but for the loop variables their reductions
+    bind (each build of an element gives its reductions variables of their own: SPMD mode's
+    device versions, kernel_analysis.device_versions, are built once per device). Free
+    variables must be the same; `fill` and `sload` nodes are never equal unless identical."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    renamed: dict[Var, Var] = {}
+    known: dict[tuple[int, int], bool] = {}
+
+    def same_index(x: Ix, y: Ix) -> bool:
+        mapping = {v: im.var(renamed[v]) for v in x.vars if v in renamed}
+        return (im.substitute(x, mapping) if mapping else x) == y
+
+    def same(x: SNode, y: SNode) -> bool:
+        if x is y:
+            return True
+        key = (x.id, y.id)
+        if key not in known:  # (a bound variable occurs only below its reduce, which maps it
+            known[key] = same_node(x, y)  # before its operands are compared)
+        return known[key]
+
+    def same_node(x: SNode, y: SNode) -> bool:
+        if x.kind != y.kind or x.type != y.type or len(x.operands) != len(y.operands):
+            return False
+        if x.kind == "const":
+            if _const_key(x.payload) != _const_key(y.payload):
+                return False
+        elif x.kind == "var":
+            if renamed.get(x.payload, x.payload) != y.payload:
+                return False
+        elif x.kind == "load":
+            (xt, xi), (yt, yi) = x.payload, y.payload
+            if xt is not yt or len(xi) != len(yi):
+                return False
+            if not all(same_index(p, q) for p, q in zip(xi, yi, strict=True)):
+                return False
+        elif x.kind == "op":
+            if x.payload != y.payload:
+                return False
+        elif x.kind == "reduce":
+            rx, ry = x.reduce, y.reduce
+            if (
+                (rx.kind, rx.combine, _const_key(rx.identity))
+                != (ry.kind, ry.combine, _const_key(ry.identity))
+                or rx.origin is not ry.origin
+                or [(v.lo, v.hi) for v in rx.vars] != [(v.lo, v.hi) for v in ry.vars]
+            ):
+                return False
+            renamed.update(zip(rx.vars, ry.vars, strict=True))
+        else:
+            return False
+        return all(same(p, q) for p, q in zip(x.operands, y.operands, strict=True))
+
+    return same(a, b)
+
+
 def walk(roots: Iterable[SNode]) -> list[SNode]:
     """Every node reachable from `roots`, operands before users."""
     seen: set[int] = set()
