@@ -210,7 +210,10 @@ def _fusable_step(op: Operation, v: SSAValue, splats: Splats) -> bool:
     are splat constants."""
     if isinstance(op, _MOVEMENT):
         return len(op.results) == 1
-    if not (op.dialect_name() in ("arith", "math") or isinstance(op, tg.CmpOp | tg.CastOp | tg.ThreefryOp)):
+    if not (
+        op.dialect_name() in ("arith", "math")
+        or isinstance(op, tg.CmpOp | tg.CastOp | tg.ThreefryOp)
+    ):
         return False
     if len(op.results) != 1 or not isinstance(op.results[0].type, TensorType):
         return False
@@ -303,7 +306,11 @@ def plan_kernel(
     if plan.segments:  # the split loops' elements are built afresh: the unsplit element's
         # positions must not count towards scratch rows (tensor_elements._from_scratch)
         plan.evaluator = TensorEvaluator(graph, ev.is_leaf, splats)
-    elif not plan.tiled and device_splits(plan.order, ev.checks, graph):
+    elif (
+        not plan.tiled
+        and device_splits(plan.order, ev.checks, graph)
+        and not checks_per_reduction(plan, ev.checks)
+    ):
         plan.versions = device_versions(plan, splats)
     return plan
 
@@ -345,6 +352,43 @@ def device_versions(plan: KernelPlan, splats: Splats) -> list[KernelPlan]:
             version.evaluator.device_value = k
         versions.append(version)
     return versions
+
+
+TRAPPING_OPS = (
+    arith.DivSIOp,
+    arith.DivUIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+)
+"""Integer ops whose operands on padding lanes (zeros) would trap."""
+
+
+def checks_per_reduction(plan: KernelPlan, checks: list[InBounds]) -> bool:
+    """SPMD mode: whether the pad checks that move with d may stay in the kernel instead of a
+    version per device (`device_versions`): every output loop encloses a reduction of the
+    element, so each innermost output iteration runs a whole reduction and a moving check is
+    one select per reduction result (BENCH W7's row sums: one select per row of 999 columns),
+    each such check is affine in d (a bound that only a table gives, a mesh's, would need a
+    `devidx.lookup` in the kernel), and nothing in the element traps when it is computed on
+    padding rows (an integer division by their zeros). The kernel is then one loop nest for every device, the
+    padding rows' sums computed and dropped (2 of 334 rows on W7's last device): the same
+    steady state as the versions' split loops, and a third less to build and compile
+    (docs/decisions.md "Row reductions keep their moving check")."""
+    reduces = reductions(plan)
+    if not reduces:
+        return False
+    enclosing = frozenset().union(*(r.fv for r in reduces))
+    if not set(plan.order) <= enclosing:
+        return False
+    d = plan.graph.device_var
+    if any(not isinstance(atom, Var) for c in checks if d in c.x.vars for atom, _ in c.x.terms):
+        return False
+    return not any(
+        n.kind == "op" and issubclass(n.payload[0], TRAPPING_OPS) for n in walk(_roots(plan))
+    )
 
 
 MAX_SEGMENTS = 8
