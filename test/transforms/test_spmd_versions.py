@@ -141,3 +141,63 @@ def test_uneven_gather_lands_where_d_says(n: int, rows: int, cols: int) -> None:
         (threads,) = program([x])
     for got in (after, threads):
         np.testing.assert_array_equal(got, x + x)
+
+
+def row_reduction_program(n: int, rows: int, cols: int, kind: str, dtype: str) -> str:
+    """x (rows, cols) of `dtype` sharded on axis 0 over n devices, reduced over axis 1 with
+    `kind` after an elementwise step: x * x for floats, x // 3 for i32 (an integer division:
+    on padding rows it would divide whatever they hold)."""
+    enc = f"#multi.shard<[{devices(n)}], axis = 0>"
+    full, out = f"tensor<{rows}x{cols}x{dtype}, {enc}>", f"tensor<{rows}x1x{dtype}, {enc}>"
+    if dtype == "i32":
+        step = f"%c = arith.constant dense<3> : {full}\n    %e = arith.floordivsi %x, %c : {full}"
+    else:
+        step = f"%e = arith.mulf %x, %x : {full}"
+    return f"""builtin.module attributes {{multi.devices = [{devices(n)}]}} {{
+  func.func @main(%x: {full}) -> {out} {{
+    {step}
+    %r = tg.reduce {kind} %e [1] : {full} -> {out}
+    func.return %r : {out}
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "n, rows, cols, kind, dtype, one_nest",
+    [
+        (3, 10, 7, "add", "f32", True),  # the check stays: one select per row
+        (4, 9, 33, "max", "f32", True),
+        (8, 26, 5, "add", "f32", True),  # a device with no rows
+        (3, 10, 7, "add", "i32", False),  # an integer division: versions, padding not computed
+        (5, 12, 4, "max", "i32", False),  # (and a device with no rows: a branch of its own)
+    ],
+)
+def test_uneven_row_reductions_keep_the_moving_check_unless_it_could_trap(
+    n: int, rows: int, cols: int, kind: str, dtype: str, one_nest: bool
+) -> None:
+    """kernel_analysis.checks_per_reduction: a row reduction over uneven rows is one loop
+    nest whose sums are selected or 0 by the check that moves with d; with an op that traps
+    on what padding rows hold (an integer division) it keeps a version per distinct device
+    (merged by bounds into a loop over the rows and one over the padding rows, or a branch
+    on d). Both modes, compiled, equal the interpreter and numpy."""
+    text = row_reduction_program(n, rows, cols, kind, dtype)
+    rng = np.random.default_rng(n * rows + cols)
+    if dtype == "i32":
+        x = rng.integers(-50, 50, (rows, cols)).astype(np.int32)
+        e = x // 3
+    else:
+        x = rng.standard_normal((rows, cols)).astype(np.float32)
+        e = x * x
+    want = e.sum(axis=1, keepdims=True) if kind == "add" else e.max(axis=1, keepdims=True)
+    kernels = parse_mlir(make_context(), text)
+    PassPipeline.parse_spec(get_all_passes(), SPMD).apply(make_context(), kernels)
+    assert ((kernel_branches(kernels), kernel_loops(kernels)) == ([0], [1])) == one_nest
+    (interpreted,) = run_module(parse_mlir(make_context(), text), [x])
+    np.testing.assert_allclose(interpreted, want, rtol=1e-5, atol=1e-5)
+    for spmd in (True, False):
+        compiled = parse_mlir(make_context(), text)
+        lower_for_runtime(compiled, spmd=spmd)
+        with Program(compiled) as program:
+            (got,) = program([x])
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
