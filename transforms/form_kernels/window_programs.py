@@ -16,8 +16,12 @@ the windows are the same (even shards: kernels with no d), and where a pad's che
 with d it branches into one version per device, each with the loop splits specialize-devices
 gives (kernel_analysis.py `device_versions`; versions that differ only in bounds share one
 loop nest, as specialized mode's `share_kernels_across_devices` merges them). So the kernels
-are the same code (BENCH W1, W2, W4, W7, C1: the same LLVM IR, test_window_programs.py),
-and the default pipeline builds them that way (pipeline.py `lower_for_runtime`).
+are the same code (BENCH W1, W2, W4, C1: the same LLVM IR, test_window_programs.py), and the
+default pipeline builds them that way (pipeline.py `lower_for_runtime`). One exception, by
+design: a reduction per output element over uneven rows (BENCH W7) keeps the check that
+moves with d as one select per row instead of versions (kernel_analysis.py
+`checks_per_reduction`): one loop nest where specialized mode splits off the padding rows,
+with the same results and the same steady state.
 
 Not such a program (specialize-devices goes on): any message between devices (a fetch or a
 collective: specialized mode narrows messages per sender), a device-dependent choice of
