@@ -173,7 +173,7 @@ class PipelineCache:
         key = self.key(module, passes, source=source)
         cached = self.load(key)
         if cached is not None:
-            replace_contents(module, cached)
+            pipeline.replace_contents(module, cached)
             self.stats.hits += 1
             if report is not None:
                 report("hit", time.perf_counter() - start)
@@ -529,20 +529,6 @@ def _returning_at_once(kernel: llvm.FuncOp) -> llvm.FuncOp:
     block.add_op(llvm.ReturnOp())
     empty.body.add_block(block)
     return empty
-
-
-def replace_contents(module: ModuleOp, other: ModuleOp) -> None:
-    """Make `module` hold what `other` holds (ops, attributes, properties); `other` is left
-    empty."""
-    for op in list(module.body.block.ops):
-        op.detach()
-    for op in list(other.body.block.ops):
-        op.detach()
-        module.body.block.add_op(op)
-    module.attributes.clear()
-    module.attributes.update(other.attributes)
-    module.properties.clear()
-    module.properties.update(other.properties)
 
 
 # ---------------------------------------------------------------------------------------------

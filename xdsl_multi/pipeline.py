@@ -202,7 +202,7 @@ def _small_allreduces_route(
     except Exception:  # noqa: BLE001 (the table's route runs next, and reports the error)
         routed = False
     if not routed:
-        _restore(module, backup)
+        replace_contents(module, backup)
         return None
     for spec, p in zip(specs[at_spmd:], passes[at_spmd:]):
         each_pass(str(spec), lambda p=p: p.apply(ctx, module))
@@ -219,13 +219,19 @@ def _naive_allreduces(options: Options | None) -> bool:
     return tuple(asked) in (("auto",), ("naive",))
 
 
-def _restore(module: ModuleOp, backup: ModuleOp) -> None:
-    """`module` made what `backup` (its clone, taken before) is: body and attributes."""
-    for block in list(module.body.blocks):
-        module.body.detach_block(block).erase(safe_erase=False)
-    backup.body.move_blocks(module.body)
-    module.attributes = dict(backup.attributes)
-    module.properties = dict(backup.properties)
+def replace_contents(module: ModuleOp, other: ModuleOp) -> None:
+    """Make `module` hold what `other` holds (ops, attributes, properties); `other` is left
+    empty. (`_small_allreduces_route` puts a refused program back; the pipeline cache
+    (compile_cache.py) puts a cached lowering in.)"""
+    for op in list(module.body.block.ops):
+        op.detach()
+    for op in list(other.body.block.ops):
+        op.detach()
+        module.body.block.add_op(op)
+    module.attributes.clear()
+    module.attributes.update(other.attributes)
+    module.properties.clear()
+    module.properties.update(other.properties)
 
 
 def _windows_route(options: Options | None) -> list[ArgSpec]:
@@ -275,4 +281,5 @@ __all__ = [
     "lower_for_runtime",
     "passes_needed",
     "pipeline_specs",
+    "replace_contents",
 ]
