@@ -333,7 +333,7 @@ class KernelCache:
         # only one per target machine). Object code found on disk is handed to it through
         # the object cache, keyed by the module's name (the kernel's key). It is made with
         # the first module to compile (`_add`): an engine made with an empty module compiled
-        # that too, at its first `finalize_object` (docs/compile-time.md, round 6).
+        # that too, at its first `finalize_object` (docs/compile-time-log.md, round 6).
         self._engine: Any = None
         self._objects_from_disk: dict[str, bytes] = {}
         self._to_store: dict[str, frozenset[str]] = {}

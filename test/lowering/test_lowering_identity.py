@@ -1,4 +1,4 @@
-"""convert-to-llvm and the LLVM IR translation were made faster (issue 14, docs/compile-time.md
+"""convert-to-llvm and the LLVM IR translation were made faster (issue 14, docs/compile-time-log.md
 "Round 4 (issue 14): convert-to-llvm"), not different: their output is pinned here to the text
 the code gave before (main e742692), and the paths that replaced xDSL's drivers are compared
 with those drivers."""

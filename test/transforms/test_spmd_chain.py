@@ -1,5 +1,5 @@
 """form-kernels{spmd=true} on a chain of row reductions stays linear in the chain's length
-(docs/compile-time.md round 10: it was exponential).
+(docs/compile-time-log.md round 10: it was exponential).
 
 The chain is `x = x * 1.25 - expand(max(x * 1.25) * 0.5)` repeated, x's rows sharded unevenly
 over a subset of the devices in a permuted order: the SPMD level cleans every reduction's

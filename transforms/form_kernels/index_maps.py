@@ -13,7 +13,7 @@ value is used, and may leave its axis in the others. A load clamps its index int
 (`load_index`), so loads never need guards; range analysis removes most clamps and checks. The
 index is not clamped at the pad itself: a pad and a shrink by the same d-dependent bound cancel
 (`(i + T(d)) - T(d)` is `i`), where `clamp(i + T(d) - T(d), ...)` nested once per pad would
-give every step of a chain a new position (docs/compile-time.md round 10).
+give every step of a chain a new position (docs/compile-time-log.md round 10).
 
 Maps (consumer index -> producer index), SPEC §3:
 - reshape: linearize with the result's strides, delinearize with the source's;

@@ -147,7 +147,7 @@ def _longest_contained(reach: list[int], i: int, period: int, count: int) -> int
     unit's, are used only inside them: what `_uses_stay_inside` will ask, told by positions
     before any unit's code is compared (a chain whose every step's result the output loop
     reads has no run, and finding that out must not cost a comparison per start and
-    period: docs/compile-time.md round 10)."""
+    period: docs/compile-time-log.md round 10)."""
     best = 0
     furthest = -1
     for m in range(1, count + 1):
